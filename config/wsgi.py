@@ -4,12 +4,11 @@ Two Django handlers over the same URLconf, views and middleware classes:
 
 * the site's, with every middleware of ``settings.MIDDLEWARE`` (the admin, the pages, and any request with a cookie);
 * the API's, with ``api_middleware()``: the same list, in the same order, less the entries of ``NOT_FOR_THE_API``,
-  each of which can have nothing to do with a request to the player API that carries no cookie (no session to load,
-  so no session user, second factor, CSRF token or messages; no static file or back-office page under
-  ``/api/v1/``). A request goes to the API's handler when its path is under ``API_PREFIX`` and it sends no
-  ``Cookie`` header (or an empty one); a staff member calling the API with the admin's session, or any client that
-  sends a cookie, is served by the site's handler with the whole stack (``core.permissions.IsStaff`` reads the
-  session's second factor there).
+  each of which can have nothing to do with a request to the player API that carries no cookie (no session, so no
+  second factor, CSRF token or messages; no static file or back-office page under ``/api/v1/``). A request goes to
+  the API's handler when its path is under ``API_PREFIX`` and it sends no ``Cookie`` header (or an empty one); a
+  staff member calling the API with the admin's session, or any client that sends a cookie, is served by the site's
+  handler with the whole stack (``core.permissions.IsStaff`` reads the session's second factor there).
 
 The client address, request id and log line, the NUL refusal, the security headers, the language, the
 catch-all error shape and the login lock-out stay one rule each: both handlers run the same middleware classes for
@@ -34,16 +33,14 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 #: the paths the API's handler may serve (the player and staff API; ``/api/schema`` and ``/api/docs`` are pages)
 API_PREFIX = "/api/v1/"
 
-#: the ``settings.MIDDLEWARE`` entries a cookieless request under ``API_PREFIX`` does without, and why
+#: the ``settings.MIDDLEWARE`` entries a cookieless request under ``API_PREFIX`` does without, and why. The session and
+#: its user stay: without a cookie they are empty, but DRF's SessionAuthentication reads them on a call without a
+#: token, which marks the answer ``Vary: Cookie`` (it would differ with the admin's session), as the whole stack does.
 NOT_FOR_THE_API: dict[str, str] = {
     "whitenoise.middleware.WhiteNoiseMiddleware": "serves the files under STATIC_URL only, never under /api/v1/",
-    "django.contrib.sessions.middleware.SessionMiddleware": "no cookie, no session: no API view reads "
-    "request.session, so it would only load nothing and save nothing",
     "core.middleware.BackOfficeTimeZoneMiddleware": "acts on /admin paths only",
     "django.middleware.csrf.CsrfViewMiddleware": "DRF's views are csrf_exempt (SessionAuthentication enforces CSRF "
     "itself, and a cookieless request has no session to authenticate with); no API view issues a CSRF token",
-    "django.contrib.auth.middleware.AuthenticationMiddleware": "the session's user: without a session the anonymous "
-    "user, which DRF's authentication (PlayerTokenAuthentication) replaces on every API request",
     "django_otp.middleware.OTPMiddleware": "the second factor of the session's user: none without a session (a staff "
     "call with a token is refused the second factor by core.permissions.IsStaff either way)",
     "django.contrib.messages.middleware.MessageMiddleware": "the admin's flash messages, kept in a cookie or the "
