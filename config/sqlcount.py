@@ -9,7 +9,7 @@ summed over every database alias the request used (the stake-refusal log has its
 ``CaptureQueriesContext``: the connection set-up and the ``CONN_HEALTH_CHECKS`` probe of a reused connection.
 
 The header is added when the view has returned, at ``start_response``: every statement of the request ran before.
-Without ``SQL_COUNT=1`` :data:`application` *is* Django's WSGI application, untouched: no cost in production.
+Without ``SQL_COUNT=1`` :data:`application` *is* ``config.wsgi.application``, untouched: no cost in production.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Any
 
-from django.core.wsgi import get_wsgi_application
 from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 
@@ -111,7 +110,8 @@ def counting(
     return counted_app
 
 
-django_application = get_wsgi_application()
+from config.wsgi import application as django_application  # noqa: E402  (gunicorn's own: the API's handler too)
+
 application: Callable[[dict[str, Any], StartResponse], Iterable[bytes]] = (
     counting(django_application) if os.environ.get("SQL_COUNT") == "1" else django_application
 )

@@ -1,9 +1,93 @@
-import os
+"""The WSGI entry point gunicorn serves (``config.wsgi:application``).
 
-from django.core.wsgi import get_wsgi_application
+Two Django handlers over the same URLconf, views and middleware classes:
+
+* the site's, with every middleware of ``settings.MIDDLEWARE`` (the admin, the pages, and any request with a cookie);
+* the API's, with ``api_middleware()``: the same list, in the same order, less the entries of ``NOT_FOR_THE_API``,
+  each of which can have nothing to do with a request to the player API that carries no cookie (no session, so no
+  second factor, CSRF token or messages; no static file or back-office page under ``/api/v1/``). A request goes to
+  the API's handler when its path is under ``API_PREFIX`` and it sends no ``Cookie`` header (or an empty one); a
+  staff member calling the API with the admin's session, or any client that sends a cookie, is served by the site's
+  handler with the whole stack (``core.permissions.IsStaff`` reads the session's second factor there).
+
+The client address, request id and log line, the NUL refusal, the security headers, the language, the
+catch-all error shape and the login lock-out stay one rule each: both handlers run the same middleware classes for
+them. ``core/tests/test_wsgi_entry.py`` runs the same boundary requests through both handlers and compares the
+answers, and fixes the API's list, so that a middleware added to ``settings.MIDDLEWARE`` is placed deliberately.
+The Django test client uses its own handler with ``settings.MIDDLEWARE``; the hostile-input suite
+(``tests/test_hostile_input.py``) calls this module's ``application`` as gunicorn does.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import django
+from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-application = get_wsgi_application()
+
+#: the paths the API's handler may serve (the player and staff API; ``/api/schema`` and ``/api/docs`` are pages)
+API_PREFIX = "/api/v1/"
+
+#: the ``settings.MIDDLEWARE`` entries a cookieless request under ``API_PREFIX`` does without, and why. The session and
+#: its user stay: without a cookie they are empty, but DRF's SessionAuthentication reads them on a call without a
+#: token, which marks the answer ``Vary: Cookie`` (it would differ with the admin's session), as the whole stack does.
+NOT_FOR_THE_API: dict[str, str] = {
+    "whitenoise.middleware.WhiteNoiseMiddleware": "serves the files under STATIC_URL only, never under /api/v1/",
+    "core.middleware.BackOfficeTimeZoneMiddleware": "acts on /admin paths only",
+    "django.middleware.csrf.CsrfViewMiddleware": "DRF's views are csrf_exempt (SessionAuthentication enforces CSRF "
+    "itself, and a cookieless request has no session to authenticate with); no API view issues a CSRF token",
+    "django_otp.middleware.OTPMiddleware": "the second factor of the session's user: none without a session (a staff "
+    "call with a token is refused the second factor by core.permissions.IsStaff either way)",
+    "django.contrib.messages.middleware.MessageMiddleware": "the admin's flash messages, kept in a cookie or the "
+    "session; no API view adds one",
+}
+
+
+def api_middleware(middleware: Iterable[str]) -> list[str]:
+    """The API handler's middleware: ``middleware`` in its order, less ``NOT_FOR_THE_API``."""
+    return [m for m in middleware if m not in NOT_FOR_THE_API]
+
+
+class ApiHandler(WSGIHandler):
+    """Django's WSGI handler with the API's middleware list (``api_middleware``) instead of the whole one."""
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        # Django's own loader reads settings.MIDDLEWARE; it is given the API's list for the duration of the call,
+        # which runs once, when this module is imported (before the worker serves any request)
+        whole = settings.MIDDLEWARE
+        settings.MIDDLEWARE = api_middleware(whole)
+        try:
+            super().load_middleware(is_async)
+        finally:
+            settings.MIDDLEWARE = whole
+
+
+StartResponse = Callable[..., Any]
+
+
+class Dispatcher:
+    """Sends a cookieless request under ``API_PREFIX`` to the API's handler, every other to the site's."""
+
+    def __init__(self, site: WSGIHandler, api: WSGIHandler) -> None:
+        self.site = site
+        self.api = api
+
+    def handler_for(self, environ: dict[str, Any]) -> WSGIHandler:
+        if not environ.get("HTTP_COOKIE") and environ.get("PATH_INFO", "").startswith(API_PREFIX):
+            return self.api
+        return self.site
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Any:
+        return self.handler_for(environ)(environ, start_response)
+
+
+django.setup(set_prefix=False)  # as django.core.wsgi.get_wsgi_application does
+application = Dispatcher(site=WSGIHandler(), api=ApiHandler())
 
 # Every shipped game imported now, in the worker before its threads take requests (not by the first round's
 # request, which made the first rounds of a fresh or recycled worker 0.5 s slower). The registry's lock keeps a

@@ -64,9 +64,15 @@ def _valid_key(key: str) -> str:
     return key
 
 
+def _header(request: Request) -> str | None:
+    """The ``Idempotency-Key`` header as sent (``request.META``, which ``request.headers`` is built from: that
+    mapping of every header is not built on the hot path for one of them)."""
+    return request.META.get("HTTP_IDEMPOTENCY_KEY")
+
+
 def request_key(request: Request) -> str:
     """The request's Idempotency-Key (``idempotency.key_required`` / ``idempotency.key_invalid`` otherwise)."""
-    key = request.headers.get("Idempotency-Key")
+    key = _header(request)
     if key is None:
         raise KEY_REQUIRED()
     return _valid_key(key)
@@ -119,7 +125,7 @@ def idempotent(required: bool = True, *, record: bool = True) -> Callable[[ViewM
 
             @functools.wraps(view_method)
             def checked(self: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
-                key = request.headers.get("Idempotency-Key")
+                key = _header(request)
                 if key is None:
                     if required:
                         raise KEY_REQUIRED()
@@ -133,7 +139,7 @@ def idempotent(required: bool = True, *, record: bool = True) -> Callable[[ViewM
         @functools.wraps(view_method)
         def wrapper(self: Any, request: Request, *args: Any, **kwargs: Any) -> Response:
 
-            key = request.headers.get("Idempotency-Key")
+            key = _header(request)
             if key is None:
                 if required:
                     raise KEY_REQUIRED()

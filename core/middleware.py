@@ -88,7 +88,7 @@ class RequestIdMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        incoming = request.headers.get("X-Request-ID", "")
+        incoming = request.META.get("HTTP_X_REQUEST_ID", "")  # X-Request-ID (request.headers is built from META)
         request_id = incoming if _VALID_ID.match(incoming) else uuid.uuid4().hex
         request.request_id = request_id  # type: ignore[attr-defined]  # read by views and the error handler
         token = set_request_id(request_id)

@@ -9,8 +9,8 @@
 games' versions approved) and keeps their API tokens in ``.data/bench_round_cpu-<database>.json``. Never point it at a
 database anyone else uses.
 
-``run`` plays rounds through Django's WSGI application in this process, as gunicorn calls it (the whole middleware
-stack, DRF, the services, the engine, the request log; no HTTP parsing), each with a fresh ``Idempotency-Key``, one
+``run`` plays rounds through the WSGI application in this process, as gunicorn calls it (``config.wsgi``: the API's
+middleware, DRF, the services, the engine, the request log; no HTTP parsing), each with a fresh ``Idempotency-Key``, one
 player after the other so no round waits for the 2-second rule (GP §7(9)), the draws from a seeded generator so two
 runs play the same rounds. It prints per round: the web process's CPU (``time.process_time``), the PostgreSQL
 backend's CPU (utime + stime of the connection's backend from ``/proc/<pid>/stat``, so the server's share of this
@@ -212,7 +212,6 @@ def run(
     import logging
     import random
 
-    from django.core.wsgi import get_wsgi_application
     from django.db import connection
 
     from config.sqlcount import instrument
@@ -236,7 +235,8 @@ def run(
     for handler in logging.getLogger().handlers:  # the request log is formatted and written, not shown
         if isinstance(handler, logging.StreamHandler):
             handler.setStream(open(os.devnull, "w"))  # lives as long as the process
-    app = get_wsgi_application()
+    from config.wsgi import application as app  # gunicorn's entry point: a cookieless API request's own handler
+
     choice = random.Random(seed)
     games = ["kobushi" if choice.random() < mix else "european_roulette" for _ in range(warmup + rounds + 1)]
     statuses: dict[str, int] = {}

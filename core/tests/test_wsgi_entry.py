@@ -1,0 +1,291 @@
+"""gunicorn's entry point (``config.wsgi.application``): a cookieless request to the API is served by a Django handler
+with the API's subset of the same middleware (``config.wsgi.NOT_FOR_THE_API`` names what it leaves out and why), any
+other by the whole stack. The same boundary requests through both handlers get the same answers; a staff member's
+admin session still reaches the staff API through the entry point."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core import signals
+from django.db import close_old_connections
+from django.test import Client, RequestFactory
+
+from accounts.auth import TOKEN_INVALID
+from config import wsgi
+from core.errors import NOT_AUTHENTICATED, NOT_CANONICAL_PATH, NOT_FOUND, VALIDATION
+from tests.kit.accounts import make_staff, token_for
+from tests.kit.games import api_bet
+from tests.kit.platform import (
+    RED_100,
+    ROULETTE,
+    funded_player,
+    key,
+    test_games,  # noqa: F401  (autouse: the shipped games synced and approved)
+)
+
+#: the API handler's middleware, in order: a middleware added to settings.MIDDLEWARE lands here only deliberately
+API_MIDDLEWARE = [
+    "core.middleware.ClientAddressMiddleware",
+    "core.middleware.RequestIdMiddleware",
+    "core.middleware.RejectNulMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",
+    "core.middleware.CatchAllMiddleware",
+]
+
+
+@pytest.fixture(autouse=True)
+def _one_connection_across_requests() -> Iterator[None]:
+    """The WSGI handler closes the database connection after each request; inside the test's transaction that
+    would break it, so (like Django's test client) the in-process requests keep it."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
+
+
+def _environ(method: str, path: str, body: Any = None, **headers: Any) -> dict[str, Any]:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode() if body is not None else b""
+    request = RequestFactory().generic(method, path, data, content_type="application/json", **headers)
+    return request.environ
+
+
+def _serve(handler: Any, environ: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+    started: list[Any] = []
+    chunks = handler(environ, lambda status, headers, exc_info=None: started.append((status, headers)))
+    try:
+        body = b"".join(chunks)
+    finally:
+        chunks.close()
+    status, headers = started[0]
+    return int(status.split()[0]), dict(headers), body
+
+
+def test_the_api_handler_runs_the_declared_subset_of_the_same_middleware() -> None:
+    assert wsgi.api_middleware(settings.MIDDLEWARE) == API_MIDDLEWARE
+    # every middleware is either in the API's list or left out with a reason
+    assert set(settings.MIDDLEWARE) == set(API_MIDDLEWARE) | set(wsgi.NOT_FOR_THE_API)
+    assert all(len(reason) > 20 for reason in wsgi.NOT_FOR_THE_API.values())
+    # the handler loaded that list (the site's the whole one), and settings.MIDDLEWARE is left as it was
+    loaded_api = [type(m).__name__ for m in _chain(wsgi.application.api)]
+    loaded_site = [type(m).__name__ for m in _chain(wsgi.application.site)]
+    assert loaded_api == [m.rsplit(".", 1)[1] for m in API_MIDDLEWARE]
+    assert loaded_site == [m.rsplit(".", 1)[1] for m in settings.MIDDLEWARE]
+    # no static file is served from under the API's prefix (WhiteNoise is left out there)
+    assert not ("/" + settings.STATIC_URL.lstrip("/")).startswith(wsgi.API_PREFIX)
+
+
+def _chain(handler: Any) -> list[Any]:
+    """The middleware instances of a loaded handler, outermost first."""
+    out = []
+    link = handler._middleware_chain
+    while hasattr(link, "get_response") or hasattr(link, "__wrapped__"):
+        link = getattr(link, "__wrapped__", link)  # convert_exception_to_response's wrapper
+        if not hasattr(link, "get_response"):
+            break
+        out.append(link)
+        link = link.get_response
+    return out
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "handler"),
+    [
+        ("/api/v1/games/rounds", {}, "api"),
+        ("/api/v1/accounts/auth/login", {}, "api"),
+        ("/api/v1/games/rounds", {"HTTP_COOKIE": "sessionid=x"}, "site"),  # a session: the whole stack
+        ("/api/v1/games/rounds", {"HTTP_COOKIE": "anything=1"}, "site"),
+        ("/api/schema", {}, "site"),
+        ("/api/docs", {}, "site"),
+        ("/admin/", {}, "site"),
+        ("/health", {}, "site"),
+        ("/api/v1", {}, "site"),
+        ("/api\x00/v1/games/rounds", {}, "site"),
+    ],
+)
+def test_a_cookieless_request_under_the_api_prefix_goes_to_the_api_handler(path, headers, handler) -> None:
+    environ = _environ("GET", "/", **headers)
+    environ["PATH_INFO"] = path
+    assert wsgi.application.handler_for(environ) is getattr(wsgi.application, handler)
+
+
+def _comparable(status: int, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str], Any]:
+    """An answer without what differs from one request to the next (the request id, which an error repeats, unless
+    the client chose it; a new round's identifiers and times)."""
+    request_id = headers.pop("X-Request-ID")
+    parsed = json.loads(body) if body else None
+    if isinstance(parsed, dict) and "error" in parsed:
+        assert parsed["error"].pop("request_id") == request_id, parsed
+    if isinstance(parsed, dict) and status == 201:
+        parsed = sorted(parsed)  # a new round: its fields (the values are another round's)
+        assert int(headers.pop("Content-Length")) == len(body)
+    return status, headers, parsed
+
+
+BOUNDARIES: list[tuple[str, str, str, Any, dict[str, str], int, str | None]] = [
+    # (what, method, path, body, headers, status, error code)
+    ("a round", "POST", "/api/v1/games/rounds", "round", {}, 201, None),
+    ("a round in English", "POST", "/api/v1/games/rounds", "round", {"HTTP_ACCEPT_LANGUAGE": "en"}, 201, None),
+    ("a bet missing", "POST", "/api/v1/games/rounds", {"game": ROULETTE}, {}, 400, VALIDATION.code),
+    (
+        "a bet missing, English",
+        "POST",
+        "/api/v1/games/rounds",
+        {"game": ROULETTE},
+        {"HTTP_ACCEPT_LANGUAGE": "en"},
+        400,
+        VALIDATION.code,
+    ),
+    ("JSON nested too deep", "POST", "/api/v1/games/rounds", b"[" * 40 + b"]" * 40, {}, 400, None),
+    ("not JSON", "POST", "/api/v1/games/rounds", b"{nope", {}, 400, None),
+    ("no token", "POST", "/api/v1/games/rounds", "round", {"no_token": "1"}, 401, NOT_AUTHENTICATED.code),
+    (
+        "a wrong token",
+        "GET",
+        "/api/v1/games/rounds",
+        None,
+        {"HTTP_AUTHORIZATION": "Token nope"},
+        401,
+        TOKEN_INVALID.code,
+    ),
+    ("a list", "GET", "/api/v1/games/rounds", None, {}, 200, None),
+    ("an unknown path", "GET", "/api/v1/games/nothing-here", None, {}, 404, NOT_FOUND.code),
+    ("an identifier of the wrong form", "GET", "/api/v1/games/rounds/abc", None, {}, 404, NOT_FOUND.code),
+    ("a trailing slash", "GET", "/api/v1/games/rounds/", None, {}, 404, NOT_CANONICAL_PATH.code),
+    ("a NUL in the query", "GET", "/api/v1/games/rounds?status=%00", None, {}, 400, VALIDATION.code),
+    ("a NUL in a header", "GET", "/api/v1/games/rounds", None, {"HTTP_X_THING": "a\x00b"}, 400, VALIDATION.code),
+    (
+        "the client's request id",
+        "GET",
+        "/api/v1/games/rounds",
+        None,
+        {"HTTP_X_REQUEST_ID": "client-chosen-id-1"},
+        200,
+        None,
+    ),
+    (
+        "a forwarded address from an untrusted peer",
+        "GET",
+        "/api/v1/games/rounds",
+        None,
+        {"HTTP_X_FORWARDED_FOR": "198.51.100.9"},
+        200,
+        None,
+    ),
+    ("a method not allowed", "DELETE", "/api/v1/games/rounds", None, {}, 405, None),
+]
+
+
+@pytest.mark.django_db(transaction=True, databases=["default", "refusal_log"])
+@pytest.mark.parametrize(
+    ("what", "method", "path", "body", "headers", "status", "code"), BOUNDARIES, ids=[b[0] for b in BOUNDARIES]
+)
+def test_the_api_handler_and_the_whole_stack_give_the_same_answers(
+    what, method, path, body, headers, status, code
+) -> None:
+    answers = []
+    for name in ("api", "site"):
+        handler = getattr(wsgi.application, name)
+        player = funded_player(100_000_00)  # one per handler: no 2-second rule between their rounds (GP §7(9))
+        extra = {k: v for k, v in headers.items() if k != "no_token"}
+        if "no_token" not in headers:
+            extra.setdefault("HTTP_AUTHORIZATION", f"Token {token_for(player.user)}")
+        payload = {"game": ROULETTE, "bet": api_bet(RED_100, ROULETTE)} if body == "round" else body
+        environ = _environ(method, path, payload, HTTP_IDEMPOTENCY_KEY=key(), **extra)
+        if name == "api" and "\x00" not in path:  # the dispatcher would send it to this handler
+            assert wsgi.application.handler_for(dict(environ)) is handler
+        got, got_headers, got_body = _serve(handler, environ)
+        assert got == status, (name, got, got_body)
+        if code is not None:
+            error = json.loads(got_body)["error"]
+            assert error["code"] == code and error["message_cs"] and error["message_en"], (name, error)
+        if "HTTP_X_REQUEST_ID" in extra:
+            assert got_headers["X-Request-ID"] == extra["HTTP_X_REQUEST_ID"], name
+        answers.append(_comparable(got, got_headers, got_body))
+    api, site = answers
+    assert api[0] == site[0] and api[2] == site[2], (api, site)
+    # the same headers: the security headers, the language, the content type and length, and "Vary" (with "Cookie"
+    # where DRF's session authentication read the absent session: a call without a token)
+    assert api[1] == site[1], (api[1], site[1])
+    if "no_token" in headers:
+        assert "Cookie" in api[1]["Vary"], api[1]
+    if "NUL" not in what:  # refused by core.middleware.RejectNulMiddleware, before the later middleware (both stacks)
+        assert {"X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options", "Content-Language"} <= set(api[1])
+
+
+@pytest.mark.django_db(transaction=True, databases=["default", "refusal_log"])
+def test_a_staff_session_verified_with_a_second_factor_reaches_the_staff_api_through_the_entry_point(
+    settings: Any,
+) -> None:
+    """The admin's session cookie sends the request to the whole stack, where django_otp's middleware reads the
+    session's second factor; the API handler alone (no OTP middleware) would refuse the same session
+    (``auth.staff_2fa_required``): the reason a request with a cookie never goes there."""
+    from django.core.management import call_command
+    from django_otp import DEVICE_ID_SESSION_KEY
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    from core.errors import STAFF_2FA_REQUIRED
+
+    settings.ADMIN_REQUIRE_2FA = True
+    player = funded_player(0)
+    staff = make_staff(superuser=True)
+    call_command("staff_totp_enrol", staff.username, stdout=open(os.devnull, "w"))
+    browser = Client()
+    browser.force_login(staff)
+    session = browser.session
+    session[DEVICE_ID_SESSION_KEY] = TOTPDevice.objects.get(user=staff).persistent_id  # as django_otp.login() does
+    session.save()
+    cookie = f"{settings.SESSION_COOKIE_NAME}={browser.cookies[settings.SESSION_COOKIE_NAME].value}"
+    path = f"/api/v1/wallet/staff/players/{player.pk}/statement"
+    status, headers, body = _serve(wsgi.application, _environ("GET", path, HTTP_COOKIE=cookie))
+    assert status == 200, body
+    assert "Cookie" in headers["Vary"]
+    status, _, body = _serve(wsgi.application.api, _environ("GET", path, HTTP_COOKIE=cookie))
+    assert status == 403 and json.loads(body)["error"]["code"] == STAFF_2FA_REQUIRED.code, body
+
+
+@pytest.mark.django_db(transaction=True, databases=["default", "refusal_log"])
+@pytest.mark.parametrize("name", ["api", "site"])
+def test_a_login_and_the_login_lock_out_answer_the_same_through_both_handlers(name: str, settings: Any) -> None:
+    """The login authenticates through Axes' backend and answers a locked-out username in the error shape (the view
+    clears Axes' flag, so AxesMiddleware, in both lists, keeps the answer): the same through either handler."""
+    from django.core.cache import cache
+
+    from accounts import errors as account_errors
+    from tests.kit.accounts import DEFAULT_PASSWORD
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # not about hashing
+    cache.clear()
+    handler = getattr(wsgi.application, name)
+    player = funded_player(0)
+    username = player.user.username
+    login = "/api/v1/accounts/auth/login"
+    statuses = []
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        status, _, body = _serve(handler, _environ("POST", login, {"username": username, "password": "wrong-1234"}))
+        statuses.append(status)
+        assert json.loads(body)["error"]["code"] == account_errors.INVALID_CREDENTIALS.code, body
+    assert statuses == [401] * (settings.AXES_FAILURE_LIMIT - 1)
+    status, headers, body = _serve(handler, _environ("POST", login, {"username": username, "password": "wrong-1234"}))
+    assert status == 429 and json.loads(body)["error"]["code"] == account_errors.LOCKED_OUT.code, body
+    assert int(headers["Retry-After"]) > 0
+    status, _, body = _serve(handler, _environ("POST", login, {"username": username, "password": DEFAULT_PASSWORD}))
+    assert status == 429 and json.loads(body)["error"]["code"] == account_errors.LOCKED_OUT.code, body
+    other = funded_player(0)  # per username: another signs in
+    status, _, body = _serve(
+        handler, _environ("POST", login, {"username": other.user.username, "password": DEFAULT_PASSWORD})
+    )
+    assert status == 200 and json.loads(body)["token"], body
+    cache.clear()
