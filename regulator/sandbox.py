@@ -15,10 +15,11 @@ Ministry's order (``regulator.validator.validate_sealed``: the seal against the 
 decryption with the Ministry's key, every file) and writes the Ministry's confirmation package
 (``regulator.ministry.confirmation_package``: ``<name>.Ok...`` or ``<name>.Err...``, the report sealed by the
 Ministry and encrypted for the operator), which the operator records as any (``services.confirmation_record``,
-``manage.py regulator_confirmation``). The sandbox Ministry trusts only the seals issued by its own CA: the
-development operator's seal is not registered with it, so it rejects every package with
-``ERR_PKG_SIG_CERT_UNTRUSTED``, the answer an operator gets before its seal is registered (the demo's rejected package
-and error notice)."""
+``manage.py regulator_confirmation``). The sandbox Ministry knows the development operator's seal as registered (it
+trusts the operator CA the set made, ``REGISTERED_SEALS``), so a package sealed as ``make run`` seals it is accepted
+(``<name>.Ok...``); a package sealed with a seal nobody registered (the set's ``unregistered_seal_p12``, a renewed seal
+before its registration: the demo's one rejected package) gets ``ERR_PKG_SIG_CERT_UNTRUSTED``, the answer an operator
+gets before its seal is registered (the demo's rejected package and error notice)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,12 @@ from regulator.validator import Report, validate_sealed
 class SandboxMinistry:
     pki: SandboxPki
 
+    @property
+    def registered_seals(self) -> Path:
+        """The seals registered with the sandbox Ministry: those the development operator CA issued (the operator
+        registers its seal before its first package, docs/regulator.md "Encryption and seal")."""
+        return self.pki.operator_ca
+
     def answer(self, package: RegulatorPackage, out_dir: Path) -> tuple[Path, Report]:
         """Fetch the stored package (marked downloaded, as the Ministry's download does), check it as the Ministry
         does and write its confirmation package into ``out_dir``; the confirmation's path and the report."""
@@ -43,7 +50,7 @@ class SandboxMinistry:
         services.package_downloaded(package=package)
         report = validate_sealed(
             path,
-            trusted_seal=self.pki.ministry_ca,
+            trusted_seal=self.registered_seals,
             decrypt_cert=self.pki.ministry_cert,
             decrypt_key=self.pki.ministry_key,
         )
