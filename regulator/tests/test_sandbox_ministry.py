@@ -16,7 +16,7 @@ from regulator.sandbox import SandboxMinistry
 from regulator.sandbox_pki import sandbox_pki, sandbox_pki_of_seal
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import run  # type: ignore[import-not-found]  # scripts/ is a folder of scripts, not a package
+import run  # scripts/ is a folder of scripts, not a package
 
 pytestmark = pytest.mark.django_db
 
