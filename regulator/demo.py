@@ -12,8 +12,6 @@ done once the Ministry has answered anything."""
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import TextIO
 
 from django.conf import settings
@@ -39,18 +37,10 @@ def seed(stdout: TextIO) -> None:
     period = wire.Period.containing(clock.now()).previous()  # the last closed period
     unregistered = crypto.load_seal(pki.unregistered_seal_p12, pki.seal_password)
     package = services.package_issue(period=period, actor=Actor.system("regulator.demo"), seal=unregistered)
-    with tempfile.TemporaryDirectory() as tmp:
-        answer, report = SandboxMinistry(pki).answer(package, Path(tmp))
-        notice = services.confirmation_record(
-            path=answer,
-            ministry_seal_ca=Path(settings.REGULATOR_MINISTRY_SEAL_TRUST),
-            own_cert=Path(settings.REGULATOR_OWN_ENCRYPTION_CERT),
-            own_key=Path(settings.REGULATOR_OWN_ENCRYPTION_KEY),
-        )
+    notice = SandboxMinistry(pki).answer_and_record(package)
     package.refresh_from_db()
     stdout.write(
         f"regulator demo: package {package.name} issued with a seal not registered with the Ministry; the sandbox "
-        f"Ministry answered {answer.name} "
-        f"({notice.error_code or 'OK'}): the package is {package.state}, the notice's task "
+        f"Ministry answered ({notice.error_code or 'OK'}): the package is {package.state}, the notice's task "
         f"{'open' if notice.staff_task_open else 'closed'}"
     )

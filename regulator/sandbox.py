@@ -23,12 +23,15 @@ gets before its seal is registered (the demo's rejected package and error notice
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
+
 from regulator import crypto, services
 from regulator.ministry import confirmation_package
-from regulator.models import RegulatorPackage
+from regulator.models import MinistryNotice, RegulatorPackage
 from regulator.sandbox_pki import SandboxPki
 from regulator.validator import Report, validate_sealed
 
@@ -59,3 +62,23 @@ class SandboxMinistry:
             package=package.name, report=report, out_dir=out_dir, seal=seal, recipient=self.pki.own_cert
         )
         return answer, report
+
+    def answer_and_record(self, package: RegulatorPackage) -> MinistryNotice:
+        """The Ministry's answer to ``package``, recorded by the operator as any answer is (``confirmation_record``
+        with the operator's configured trust and keys): the package is then confirmed, or rejected with its notice."""
+        with tempfile.TemporaryDirectory() as tmp:
+            answer, _report = self.answer(package, Path(tmp))
+            return services.confirmation_record(
+                path=answer,
+                ministry_seal_ca=Path(settings.REGULATOR_MINISTRY_SEAL_TRUST),
+                own_cert=Path(settings.REGULATOR_OWN_ENCRYPTION_CERT),
+                own_key=Path(settings.REGULATOR_OWN_ENCRYPTION_KEY),
+            )
+
+    def answer_waiting(self) -> list[MinistryNotice]:
+        """Every package the Ministry has not answered yet (issued or downloaded), oldest first, answered and
+        recorded (``manage.py regulator_sandbox_answer``: in development nobody else plays the Ministry)."""
+        waiting = RegulatorPackage.objects.filter(
+            state__in=(RegulatorPackage.State.ISSUED, RegulatorPackage.State.DOWNLOADED)
+        ).order_by("issued_at", "id")
+        return [self.answer_and_record(package) for package in waiting]

@@ -4,10 +4,12 @@ sealed with the set's unregistered seal (the demo's) is rejected with ``ERR_PKG_
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from core import clock
 from regulator import crypto, services, wire
@@ -70,3 +72,29 @@ def test_a_set_made_before_the_unregistered_seal_existed_gets_it_and_keeps_its_o
     pki.unregistered_seal_p12.unlink()
     again = sandbox_pki(tmp_path / "set")
     assert again.unregistered_seal_p12.is_file() and again.seal_p12.read_bytes() == seal
+
+
+def test_the_command_answers_every_waiting_package_and_refuses_production_and_other_seals(settings, tmp_path):
+    ministry = _make_run_settings(settings, tmp_path / "regulator-sandbox")
+    period = wire.Period.containing(clock.now()).previous()
+    unregistered = crypto.load_seal(ministry.pki.unregistered_seal_p12, ministry.pki.seal_password)
+    sealed = [
+        services.package_issue(period=period),
+        services.package_issue(period=period.previous(), seal=unregistered),
+    ]
+    out = io.StringIO()
+    call_command("regulator_sandbox_answer", stdout=out)
+    states = {p.name: (p.state, p.error_code) for p in RegulatorPackage.objects.filter(pk__in=[s.pk for s in sealed])}
+    assert states == {
+        sealed[0].name: (RegulatorPackage.State.CONFIRMED, ""),
+        sealed[1].name: (RegulatorPackage.State.REJECTED, "ERR_PKG_SIG_CERT_UNTRUSTED"),
+    }
+    assert "2 package(s) answered" in out.getvalue()
+    call_command("regulator_sandbox_answer", stdout=out)  # nothing waits any more
+    assert out.getvalue().endswith("0 package(s) answered by the sandbox Ministry\n")
+    settings.REGULATOR_SEAL_P12 = str(tmp_path / "elsewhere" / "seal.p12")
+    with pytest.raises(CommandError, match="not the seal of a Ministry sandbox set"):
+        call_command("regulator_sandbox_answer")
+    settings.PRODUCTION = True
+    with pytest.raises(CommandError, match="DJANGO_ENV=production"):
+        call_command("regulator_sandbox_answer")

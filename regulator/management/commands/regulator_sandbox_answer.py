@@ -1,0 +1,29 @@
+"""``manage.py regulator_sandbox_answer``: the sandbox Ministry answers every package it has not answered yet (issued
+or downloaded), and the operator records each answer as any (development only: ``make run`` configures the sandbox's
+certificates, ``regulator.sandbox``). Packages sealed with the development seal are confirmed; one sealed with a seal
+the sandbox Ministry does not know is rejected with its error notice. Refused with ``DJANGO_ENV=production`` and when
+the configured seal is not a sandbox set's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import CommandError
+
+from core.management.development import DevelopmentOnlyCommand
+from regulator.sandbox import SandboxMinistry
+from regulator.sandbox_pki import sandbox_pki_of_seal
+
+
+class Command(DevelopmentOnlyCommand):
+    help = "The sandbox Ministry answers every package waiting for it (development)."
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        pki = sandbox_pki_of_seal(settings.REGULATOR_SEAL_P12)
+        if pki is None:
+            raise CommandError("REGULATOR_SEAL_P12 is not the seal of a Ministry sandbox set (regulator.sandbox_pki)")
+        notices = SandboxMinistry(pki).answer_waiting()
+        for notice in notices:
+            self.stdout.write(f"{notice.package_name}: {notice.kind} {notice.error_code}".strip())
+        self.stdout.write(f"{len(notices)} package(s) answered by the sandbox Ministry")
