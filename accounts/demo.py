@@ -154,10 +154,15 @@ def seed(stdout: TextIO) -> None:
     _data_request(stdout)
     _register_outage(stdout)
     _aisg_answers(stdout)
+    anybody = (
+        " (with the AISG sandbox any identity but its documented surnames registers: docs/accounts.md)"
+        if uses_aisg()
+        else ""
+    )
     stdout.write(
         f"accounts: demo players {', '.join(p[0] for p in people)} / {DEMO_PASSWORD}; "
         f"free sandbox identity for online registration: birth number {free['birth_number']} "
-        f"({free['given_names']} {free['surname']}, {free['date_of_birth']})"
+        f"({free['given_names']} {free['surname']}, {free['date_of_birth']}){anybody}"
     )
 
 
