@@ -116,7 +116,7 @@ class PaymentProvider(ABC):
 #: declining test cards and accounts (docs/wallet.md "Sandbox provider"): a card whose number ends in these four
 #: digits (charges to it succeed; a refund or payout to it is declined, as to a closed card), and this bank account.
 SANDBOX_REFUSING_CARD_LAST4 = "0002"
-SANDBOX_REFUSING_ACCOUNT = "1000000005/0800"
+SANDBOX_REFUSING_ACCOUNT = "9999999999/0800"
 
 
 def sandbox_payout_refusal(method: PaymentMethod | None) -> str:

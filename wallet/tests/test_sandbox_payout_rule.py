@@ -1,5 +1,5 @@
 """The sandbox provider refuses payouts to its published test instruments (a card ending in 0002, the account
-1000000005/0800), as card and bank sandboxes publish declining test cards and accounts, with the normal settings
+9999999999/0800), as card and bank sandboxes publish declining test cards and accounts, with the normal settings
 (``WALLET_SANDBOX_PAYOUT_OUTCOME=succeeded``): a refund to such a card stops and waits for finance, one to any other
 card is sent. The global switch stays for tests that want every payout refused."""
 
@@ -35,7 +35,7 @@ def card(player, last4: str, token: str):
         ("card", adapters.SANDBOX_REFUSING_CARD_LAST4, True),
         ("card", "0005", False),
         ("bank_account", adapters.SANDBOX_REFUSING_ACCOUNT, True),
-        ("bank_account", "1000000013/0800", False),
+        ("bank_account", "9999999980/0800", False),
     ],
 )
 def test_the_sandbox_refuses_a_payout_to_its_test_instruments_only(settings, kind, value, refused):
