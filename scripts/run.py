@@ -299,6 +299,8 @@ Platform running:
    Links in e-mails and payment instructions start with PUBLIC_BASE_URL={os.environ["PUBLIC_BASE_URL"]}
    Registers  {registers}
               (the AISG sandbox answers by surname, e.g. Nenalezená: not found, Nezletilý: under 18; docs/accounts.md)
+   Ministry   `.venv/bin/python manage.py regulator_sandbox_answer`: the sandbox Ministry answers the regulator
+              packages waiting for it (docs/regulator.md)
    QA forced outcomes (play money only): GAMES_QA_FORCED_OUTCOMES={os.environ.get("GAMES_QA_FORCED_OUTCOMES", "false")}
       a game's "QA" box in the player app offers presets: a Kobushi free-spin round at once (docs/playclient.md)
 Demo data:
