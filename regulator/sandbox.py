@@ -27,8 +27,6 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.conf import settings
-
 from regulator import crypto, services
 from regulator.ministry import confirmation_package
 from regulator.models import MinistryNotice, RegulatorPackage
@@ -65,14 +63,12 @@ class SandboxMinistry:
 
     def answer_and_record(self, package: RegulatorPackage) -> MinistryNotice:
         """The Ministry's answer to ``package``, recorded by the operator as any answer is (``confirmation_record``
-        with the operator's configured trust and keys): the package is then confirmed, or rejected with its notice."""
+        with the operator's side of the set, the trust and keys ``operator_settings`` configures): the package is then
+        confirmed, or rejected with its notice."""
         with tempfile.TemporaryDirectory() as tmp:
             answer, _report = self.answer(package, Path(tmp))
             return services.confirmation_record(
-                path=answer,
-                ministry_seal_ca=Path(settings.REGULATOR_MINISTRY_SEAL_TRUST),
-                own_cert=Path(settings.REGULATOR_OWN_ENCRYPTION_CERT),
-                own_key=Path(settings.REGULATOR_OWN_ENCRYPTION_KEY),
+                path=answer, ministry_seal_ca=self.pki.ministry_ca, own_cert=self.pki.own_cert, own_key=self.pki.own_key
             )
 
     def answer_waiting(self) -> list[MinistryNotice]:

@@ -95,6 +95,13 @@ def test_the_command_answers_every_waiting_package_and_refuses_production_and_ot
     settings.REGULATOR_SEAL_P12 = str(tmp_path / "elsewhere" / "seal.p12")
     with pytest.raises(CommandError, match="not the seal of a Ministry sandbox set"):
         call_command("regulator_sandbox_answer")
+    # no seal configured (another shell beside make run): the set make run made under BASE_DIR/.data
+    settings.REGULATOR_SEAL_P12, settings.BASE_DIR = "", tmp_path / "checkout"
+    with pytest.raises(CommandError, match="not the seal of a Ministry sandbox set"):
+        call_command("regulator_sandbox_answer")
+    sandbox_pki(tmp_path / "checkout" / ".data" / "regulator-sandbox")
+    call_command("regulator_sandbox_answer", stdout=out)
+    assert out.getvalue().endswith("0 package(s) answered by the sandbox Ministry\n")
     settings.PRODUCTION = True
     with pytest.raises(CommandError, match="DJANGO_ENV=production"):
         call_command("regulator_sandbox_answer")
