@@ -5,10 +5,12 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any, TextIO
 
+from django.conf import settings
 from django.db import transaction
 
 from accounts import rules
-from accounts.adapters import RegisterUnavailable
+from accounts.adapters import RegisterUnavailable, uses_aisg
+from accounts.aisg.sandbox_keys import keys_of_url
 from accounts.demo_people import applicant_data, birth_number_for, make_personal_data
 from accounts.models import (
     BarredPerson,
@@ -21,9 +23,10 @@ from accounts.models import (
     SandboxPopulationRecord,
     User,
 )
-from accounts.services import barred_person_save, data_request_create, exclusion_check
+from accounts.services import barred_person_save, data_request_create, exclusion_check, registration_submit
 from core import clock
 from core.audit import Actor
+from core.errors import DomainError
 
 DEMO_PASSWORD = "Demo-heslo-2026"
 
@@ -150,10 +153,16 @@ def seed(stdout: TextIO) -> None:
             )
     _data_request(stdout)
     _register_outage(stdout)
+    _aisg_answers(stdout)
+    anybody = (
+        " (with the AISG sandbox any identity but its documented surnames registers: docs/accounts.md)"
+        if uses_aisg()
+        else ""
+    )
     stdout.write(
         f"accounts: demo players {', '.join(p[0] for p in people)} / {DEMO_PASSWORD}; "
         f"free sandbox identity for online registration: birth number {free['birth_number']} "
-        f"({free['given_names']} {free['surname']}, {free['date_of_birth']})"
+        f"({free['given_names']} {free['surname']}, {free['date_of_birth']}){anybody}"
     )
 
 
@@ -194,3 +203,28 @@ def _register_outage(stdout: TextIO) -> None:
         exclusion_check(player=player, actor=Actor.system("accounts.demo"), context="staff")
     except RegisterUnavailable as exc:
         stdout.write(f"accounts: the exclusion register did not answer for {REGISTER_SILENT} ({exc}): staff review it")
+
+
+#: the registrations the AISG sandbox refuses, by its documented surnames (``accounts.aisg.sandbox.SURNAME_RULES``):
+#: a person the population register does not find, and one it says is under 18 (the birth date declared is adult)
+#: (surname, the data seed: odd for a woman, even for a man, as the birth number encodes it, what AISG answers)
+AISG_REFUSED = (("Nenalezená", 9201, "not found (NENALEZENA)"), ("Nezletilý", 9202, "under 18 (Plnoleta=NE)"))
+
+
+def _aisg_answers(stdout: TextIO) -> None:
+    """Two online registrations the Ministry's AISG interface refuses (with ``make run``, the AISG sandbox answers;
+    ``accounts.aisg.sandbox``): through the registration service, whose decision table refuses them and opens a
+    manual review each in the queue "register answers to review". Only when both registers are AISG's sandbox;
+    idempotent: a surname with an open registration review is not sent again."""
+    if not uses_aisg() or keys_of_url(settings.ACCOUNTS_AISG_URL) is None:
+        stdout.write("accounts: the registers are not the AISG sandbox (make run configures it): no AISG refusals")
+        return
+    for surname, n, what in AISG_REFUSED:
+        if RegisterReview.objects.filter(context="registration", details__application__surname=surname).exists():
+            continue
+        data = applicant_data(n=n, surname=surname)
+        consents = {kind: version for kind, version in rules.document_versions().items() if kind != "marketing"}
+        try:
+            registration_submit(data=data, consents={**consents, "marketing": False}, username=f"demo_aisg_{n}")
+        except DomainError as err:
+            stdout.write(f"accounts: AISG answered {what} for {data['given_names']} {surname}: refused ({err.code})")

@@ -310,7 +310,8 @@ class RegisterReview(models.Model):
     """An answer of the AISG interface that staff must act on (the staff queue, in the admin):
 
     * ``manual_review``: the population register could not identify the person (``NENALEZENA``, ``MRTVA``,
-      ``DUPLICITA``): the registration (or login) did not proceed; staff check the person's documents;
+      ``DUPLICITA``) or says the person is not adult (``Plnoleta=NE``; the reason names which): the registration (or
+      login) did not proceed; staff check the person's documents;
     * ``outage``: no usable answer (timeout, fault, bad signature, ``NEOVERENO``, ``NEODPOVEZENO``): the platform
       failed closed and retries; one open row per player and context counts the repeats."""
 

@@ -93,14 +93,17 @@ def new_key() -> rsa.RSAPrivateKey:
 class SandboxPki:
     folder: Path
     operator_ca: Path  # issues the operator's seal and encryption certificate
-    seal_p12: Path  # the operator's seal (not registered with the sandbox Ministry)
+    seal_p12: Path  # the operator's seal, registered with the sandbox Ministry (it trusts the operator CA)
     seal_password: str
     own_cert: Path  # the operator's own encryption certificate and key (to open its archive and the answers)
     own_key: Path
-    ministry_ca: Path  # the sandbox Ministry's CA: the seals it trusts, and its own seal's issuer
+    ministry_ca: Path  # the sandbox Ministry's CA: its own seal's issuer (the operator trusts it for the answers)
     ministry_cert: Path  # the Ministry's encryption certificate and key
     ministry_key: Path
     ministry_seal_p12: Path
+    #: a second operator seal from another CA ("Sandbox operator CA, not registered"): a renewed seal the operator has
+    #: not yet registered with the Ministry; the demo seals one package with it, and the sandbox Ministry rejects it
+    unregistered_seal_p12: Path
 
     @classmethod
     def at(cls, folder: Path) -> SandboxPki:
@@ -115,6 +118,7 @@ class SandboxPki:
             folder / "ministry-encryption.pem",
             folder / "ministry-encryption.key",
             folder / "ministry-seal.p12",
+            folder / "operator-seal-unregistered.p12",
         )
 
 
@@ -126,10 +130,27 @@ def _p12(path: Path, key: rsa.RSAPrivateKey, cert: x509.Certificate, ca: x509.Ce
     )
 
 
+def _unregistered_seal(pki: SandboxPki) -> None:
+    """The seal the sandbox Ministry does not know: issued by a CA of its own, which nobody registered."""
+    ca_name = "Sandbox operator CA (not registered)"
+    ca_key = new_key()
+    ca = certificate(ca_name, ca_key, ca_name, ca_key, ca=True, days=7300)
+    key = new_key()
+    _p12(
+        pki.unregistered_seal_p12,
+        key,
+        certificate("Sandbox operator seal (not registered)", key, ca_name, ca_key, days=7300),
+        ca,
+    )
+
+
 def sandbox_pki(folder: Path) -> SandboxPki:
-    """The sandbox set in ``folder``: made on the first call (valid for 20 years), the same files afterwards."""
+    """The sandbox set in ``folder``: made on the first call (valid for 20 years), the same files afterwards (a set
+    made before the unregistered seal existed gets that seal added)."""
     pki = SandboxPki.at(folder)
     if (folder / MARKER).is_file():
+        if not pki.unregistered_seal_p12.is_file():
+            _unregistered_seal(pki)
         return pki
     folder.mkdir(parents=True, exist_ok=True)
     for side, issued in (("operator", ("seal", "encryption")), ("ministry", ("seal", "encryption"))):
@@ -145,6 +166,7 @@ def sandbox_pki(folder: Path) -> SandboxPki:
             else:
                 (folder / f"{side}-encryption.pem").write_bytes(cert_pem(cert))
                 (folder / f"{side}-encryption.key").write_bytes(key_pem(key))
+    _unregistered_seal(pki)
     (folder / MARKER).write_text(json.dumps({"made_at": datetime.now(UTC).isoformat(), "purpose": "development"}))
     return pki
 

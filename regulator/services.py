@@ -74,10 +74,11 @@ def write_files(period: Period, version: int, folder: Path, *, created: datetime
     return Written(name, folder, {f: w[f].count for f in schema.FILE_NAMES})
 
 
-def seal_package(written: Written, out_dir: Path) -> Path:
-    """ZIP, encrypt for the Ministry, seal: ``out_dir/<name>.zip.p7e.p7s``."""
+def seal_package(written: Written, out_dir: Path, seal: crypto.Seal | None = None) -> Path:
+    """ZIP, encrypt for the Ministry, seal (with ``seal``, by default the configured one):
+    ``out_dir/<name>.zip.p7e.p7s``."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    seal = crypto.configured_seal()
+    seal = seal or crypto.configured_seal()
     recipients = crypto.recipient_certificates()
     with tempfile.TemporaryDirectory() as tmp:
         z, e = Path(tmp, f"{written.name}.zip"), Path(tmp, f"{written.name}.zip.p7e")
@@ -108,9 +109,10 @@ def _latest(period: Period) -> RegulatorPackage | None:
     )
 
 
-def package_issue(*, period: Period, actor: Actor = SYSTEM) -> RegulatorPackage:
+def package_issue(*, period: Period, actor: Actor = SYSTEM, seal: crypto.Seal | None = None) -> RegulatorPackage:
     """Write, seal and store the package of a closed ``period`` (version 01, or the next after a rejected one).
-    Safe to run twice: a period with a package in force returns it."""
+    Safe to run twice: a period with a package in force returns it. ``seal``: another seal than the configured one
+    (the sandbox demo's unregistered seal); production always seals with the configured seal."""
     if period.end > clock.now():
         raise PERIOD_OPEN(period=period.code)
     latest = _latest(period)
@@ -120,7 +122,7 @@ def package_issue(*, period: Period, actor: Actor = SYSTEM) -> RegulatorPackage:
     rel = Path(period.start.strftime("%Y/%m"))
     with tempfile.TemporaryDirectory() as tmp:
         written = write_files(period, version, Path(tmp, "csv"))
-        sealed = seal_package(written, Path(tmp, "out"))
+        sealed = seal_package(written, Path(tmp, "out"), seal)
         digest = _sha256(sealed)
         # stored under its hash too: a second worker building the same version at the same moment never overwrites
         # the file the first one recorded (its insert then fails on the unique version and its file is removed)

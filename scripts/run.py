@@ -95,6 +95,35 @@ def regulator_sandbox(
     return operator_settings(sandbox_pki(folder))
 
 
+def aisg_sandbox(
+    environ: dict[str, str] | os._Environ[str],
+    dotenv_values: dict[str, str],
+    folder: Path = ROOT / ".data" / "aisg-sandbox",
+) -> dict[str, str]:
+    """Both registers (population, excluded persons) through the Ministry's AISG interface as production asks them,
+    answered by the AISG sandbox (``accounts.aisg.sandbox``: its keys made once in ``folder``, by default
+    ``.data/aisg-sandbox``), so the demo shows AISG's answers to staff; nothing when a register or the AISG interface
+    is configured (in the environment or ``.env``) or in production."""
+    from accounts.aisg.sandbox_keys import aisg_sandbox_keys, sandbox_settings  # only cryptography, no Django
+
+    if environ.get("DJANGO_ENV", dotenv_values.get("DJANGO_ENV", "development")) == "production":
+        return {}
+    if any(name in environ or name in dotenv_values for name in AISG_SETTINGS):
+        return {}
+    return sandbox_settings(aisg_sandbox_keys(folder))
+
+
+#: the settings that mean the registers are configured by hand (then ``make run`` leaves them alone)
+AISG_SETTINGS = (
+    "ACCOUNTS_POPULATION_REGISTER",
+    "ACCOUNTS_EXCLUSION_REGISTER",
+    "ACCOUNTS_AISG_URL",
+    "ACCOUNTS_AISG_KEY_FILE",
+    "ACCOUNTS_AISG_CERT_FILE",
+    "ACCOUNTS_AISG_MINISTRY_CERT_FILE",
+)
+
+
 def local_address(environ: dict[str, str] | os._Environ[str], port: str) -> str:
     """``http://HOST:port`` as this machine reaches it (a listen-on-all HOST is reached on 127.0.0.1)."""
     host = environ.get("HOST", "127.0.0.1") or "127.0.0.1"
@@ -147,6 +176,7 @@ def main() -> int:
         os.environ["GAMES_QA_FORCED_OUTCOMES"] = qa
     os.environ.update(demo_bank_account(os.environ, dotenv(ROOT / ".env")))
     os.environ.update(regulator_sandbox(os.environ, dotenv(ROOT / ".env")))
+    os.environ.update(aisg_sandbox(os.environ, dotenv(ROOT / ".env")))
     # the provider simulator's address, for the demo provider's launch and API URLs (seed_demo)
     os.environ.setdefault("PROVIDER_SIM_URL", local_address(os.environ, SIM_PORT))
     embedded = not os.environ.get("DATABASE_URL")
@@ -251,6 +281,9 @@ def main() -> int:
     # Prove the worker is alive: a task sent from another process must be executed by the worker.
     hb = subprocess.run([PY, "manage.py", "heartbeat", "--wait", "60"], cwd=ROOT, capture_output=True, text=True)
     print(f"== worker: {(hb.stdout or hb.stderr).strip()}", flush=True)
+    registers = ", ".join(
+        f"{name}={os.environ.get(name, '(default)')}" for name in ("ACCOUNTS_POPULATION_REGISTER", "ACCOUNTS_AISG_URL")
+    )
     print(
         f"""
 Platform running:
@@ -264,6 +297,10 @@ Platform running:
               its games launch from the lobby; what it sent the wallet: {os.environ["PROVIDER_SIM_URL"]}/journal;
               log .data/provider-sim.log)
    Links in e-mails and payment instructions start with PUBLIC_BASE_URL={os.environ["PUBLIC_BASE_URL"]}
+   Registers  {registers}
+              (the AISG sandbox answers by surname, e.g. Nenalezená: not found, Nezletilý: under 18; docs/accounts.md)
+   Ministry   `.venv/bin/python manage.py regulator_sandbox_answer`: the sandbox Ministry answers the regulator
+              packages waiting for it (docs/regulator.md)
    QA forced outcomes (play money only): GAMES_QA_FORCED_OUTCOMES={os.environ.get("GAMES_QA_FORCED_OUTCOMES", "false")}
       a game's "QA" box in the player app offers presets: a Kobushi free-spin round at once (docs/playclient.md)
 Demo data:

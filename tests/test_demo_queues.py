@@ -2,14 +2,17 @@
 a role sees holds an item after ``seed_demo`` (among them a new complaint asking for money, a duplicate case, a
 withdrawal above the approval threshold, a payment-method document, a reconciliation difference, a doubtful
 identification, an unmatched bank credit imported from a bank statement, a screening hit on the sandbox PEP list, a
-register outage, a package the sandbox Ministry rejected with its error notice and a refund the sandbox provider
-refused); a second run adds nothing."""
+register outage and two registrations AISG refused ("not found", "under 18") through the AISG sandbox, a package the
+sandbox Ministry rejected with its error notice and a refund the sandbox provider refused); a second run adds
+nothing."""
 
 import io
 
 import pytest
 from django.core.management import call_command
 
+from accounts.aisg.sandbox_keys import aisg_sandbox_keys, sandbox_settings
+from accounts.models import RegisterReview
 from aml.models import ScreeningRun
 from backoffice.queues import QUEUES
 from core.roles import ROLES
@@ -34,6 +37,9 @@ def test_every_queue_of_every_role_has_an_item_after_the_demo(settings, tmp_path
     settings.REGULATOR_PACKAGE_DIR = tmp_path / "packages"
     for name, value in operator_settings(sandbox_pki(tmp_path / "regulator-sandbox")).items():
         setattr(settings, name, [value] if name == "REGULATOR_MINISTRY_ENCRYPTION_CERTS" else value)
+    # and both registers through the AISG sandbox (scripts/run.py ``aisg_sandbox``, accounts.aisg.sandbox)
+    for name, value in sandbox_settings(aisg_sandbox_keys(tmp_path / "aisg-sandbox")).items():
+        setattr(settings, name, value)
     call_command("seed_demo", stdout=io.StringIO())
     queues = {link.label: link for link in QUEUES.links if link.queue is not None}
     count_of = {link.label: link.queue for link in QUEUES.links if link.queue is not None}
@@ -51,12 +57,20 @@ def test_every_queue_of_every_role_has_an_item_after_the_demo(settings, tmp_path
     # (one rejects the package and opens the notice's task), a refund the payment provider refused
     for label in (
         "Screening hits (sanctions, PEP lists)",
-        "Register answers to review (AISG: person not identified, outage)",
         "Regulator packages rejected by the Ministry",
         "Ministry error notices to handle",
         "Refunds and payouts due (stopped or past their term)",
     ):
         assert counts[label] == 1, label
+    # AISG's answers through its sandbox: the register outage of demo_suspended (NEOVERENO), and two registrations
+    # refused, one "not found" and one "under 18", each a manual review with the application
+    assert counts["Register answers to review (AISG: person not identified, outage)"] == 3
+    reviews = {(r.kind, r.context, r.reason) for r in RegisterReview.objects.all()}
+    assert reviews == {
+        ("outage", "staff", "NalezenaRVO=NEOVERENO"),
+        ("manual_review", "registration", "NalezenaROB=NENALEZENA"),
+        ("manual_review", "registration", "Plnoleta=NE"),
+    }, reviews
     package = RegulatorPackage.objects.get(state=RegulatorPackage.State.REJECTED)
     assert package.error_code == "ERR_PKG_SIG_CERT_UNTRUSTED" and package.notices.get().staff_task_open
     assert ScreeningRun.objects.get(player__user__username="demo_pep").result == ScreeningRun.Result.HIT

@@ -130,3 +130,17 @@ def test_make_run_gives_the_regulator_the_ministry_sandboxs_certificates_unless_
     assert run.regulator_sandbox({}, {"REGULATOR_MINISTRY_ENCRYPTION_CERTS": "/etc/mf.pem"}, tmp_path / "other") == {}
     assert run.regulator_sandbox({"DJANGO_ENV": "production"}, {}, tmp_path / "other") == {}
     assert not (tmp_path / "other").exists()  # nothing made when not used
+
+
+def test_make_run_asks_both_registers_through_the_aisg_sandbox_unless_configured_or_in_production(tmp_path):
+    folder = tmp_path / "aisg-sandbox"
+    made = run.aisg_sandbox({}, {}, folder)
+    assert made["ACCOUNTS_POPULATION_REGISTER"] == made["ACCOUNTS_EXCLUSION_REGISTER"] == "aisg"
+    assert made["ACCOUNTS_AISG_URL"] == f"sandbox:{folder}"
+    assert all(Path(v).is_file() for k, v in made.items() if k.endswith("_FILE"))
+    key = Path(made["ACCOUNTS_AISG_KEY_FILE"]).read_bytes()
+    assert run.aisg_sandbox({}, {}, folder) == made and Path(made["ACCOUNTS_AISG_KEY_FILE"]).read_bytes() == key
+    assert run.aisg_sandbox({"ACCOUNTS_POPULATION_REGISTER": "http"}, {}, tmp_path / "other") == {}
+    assert run.aisg_sandbox({}, {"ACCOUNTS_AISG_URL": "https://aisg.example"}, tmp_path / "other") == {}
+    assert run.aisg_sandbox({"DJANGO_ENV": "production"}, {}, tmp_path / "other") == {}
+    assert not (tmp_path / "other").exists()  # nothing made when not used

@@ -29,7 +29,7 @@ from core import clock
 from core.money import Money
 from core.parsers import contains_nul, loads_bounded
 from wallet import errors
-from wallet.methods import bic_for_bank_code
+from wallet.methods import bic_for_bank_code, czech_account_iban
 from wallet.models import Deposit, PaymentMethod
 
 SIGNATURE_HEADER = "X-Signature"
@@ -112,8 +112,28 @@ class PaymentProvider(ABC):
         return event
 
 
+#: The sandbox's published test instruments that refuse every payout sent to them, as card and bank sandboxes publish
+#: declining test cards and accounts (docs/wallet.md "Sandbox provider"): a card whose number ends in these four
+#: digits (charges to it succeed; a refund or payout to it is declined, as to a closed card), and this bank account.
+SANDBOX_REFUSING_CARD_LAST4 = "0002"
+SANDBOX_REFUSING_ACCOUNT = "9999999999/0800"
+
+
+def sandbox_payout_refusal(method: PaymentMethod | None) -> str:
+    """Why the sandbox refuses a payout to ``method`` by its test-instrument rule, or "" when the rule does not apply
+    (then ``WALLET_SANDBOX_PAYOUT_OUTCOME`` answers, the switch for every payout at once)."""
+    if method is None:
+        return ""
+    if method.kind == "card" and method.card_masked.replace(" ", "").endswith(SANDBOX_REFUSING_CARD_LAST4):
+        return f"sandbox: card declined (test card ending {SANDBOX_REFUSING_CARD_LAST4} refuses payouts)"
+    if method.kind == "bank_account" and method.iban and method.iban == czech_account_iban(SANDBOX_REFUSING_ACCOUNT):
+        return f"sandbox: account closed (test account {SANDBOX_REFUSING_ACCOUNT} refuses payouts)"
+    return ""
+
+
 class SandboxProvider(PaymentProvider):
-    """A provider for development and tests: signs like a real one, pays when told to."""
+    """A provider for development and tests: signs like a real one, pays when told to; refuses payouts to its
+    published test instruments (:func:`sandbox_payout_refusal`)."""
 
     code = "sandbox"
 
@@ -138,8 +158,12 @@ class SandboxProvider(PaymentProvider):
         return PaymentStart(pid, redirect_url=f"{base}/api/v1/wallet/sandbox/deposits/{deposit.pk}/pay")
 
     def send_payout(self, *, reference: str, method: PaymentMethod | None, amount: Money) -> PayoutResult:
-        """Accept (or refuse) per ``WALLET_SANDBOX_PAYOUT_OUTCOME``, then call back through the outbox."""
+        """Refuse a payout to a test instrument that refuses (:func:`sandbox_payout_refusal`); otherwise accept (or
+        refuse) per ``WALLET_SANDBOX_PAYOUT_OUTCOME``, then call back through the outbox."""
         payout_id = "sbxp_" + hashlib.sha256(reference.encode()).hexdigest()[:20]  # same reference, same payout
+        refusal = sandbox_payout_refusal(method)
+        if refusal:
+            return PayoutResult(False, "", refusal)
         outcome = settings.WALLET_SANDBOX_PAYOUT_OUTCOME
         if outcome == "refused":
             return PayoutResult(False, "", "sandbox refuses payouts (WALLET_SANDBOX_PAYOUT_OUTCOME=refused)")

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TextIO
 
 from django.conf import settings
-from django.test import override_settings
 
 from accounts.models import Player
 from core import clock
@@ -118,15 +117,19 @@ STRANGER = {"name": "Petr Svoboda", "birth_date": "1970-01-01"}
 
 def _refund_stopped(player: Player, actor: Actor, stdout: TextIO) -> None:
     """A card payment the sandbox provider reports as paid by another person: the deposit is refused and its money
-    is owed back to its source, never to the player (GP §5(6)); the sandbox refuses that return when it is sent
-    (``WALLET_SANDBOX_PAYOUT_OUTCOME=refused`` for this one send), so the payout stops and waits in finance's queue
-    "refunds and payouts due" to be sent again (``payout_resend``). Idempotent: skipped when the payout exists."""
+    is owed back to its source, never to the player (GP §5(6)); the card is the sandbox's declining test card
+    (``adapters.SANDBOX_REFUSING_CARD_LAST4``: charges succeed, a payout to it is refused), so the return is refused
+    when it is sent, the payout stops and waits in finance's queue "refunds and payouts due" to be sent again
+    (``payout_resend``). Idempotent: skipped when the payout exists."""
     if Payout.objects.filter(player=player, kind=Payout.Kind.DEPOSIT_REFUSED).exists():
         return
     card = payment_method_register(
         player=player,
         kind="card",
-        data={"card_token": "demo_tok_paid_by_another", "card_masked": "**** **** **** 0005"},
+        data={
+            "card_token": "demo_tok_paid_by_another",
+            "card_masked": f"**** **** **** {adapters.SANDBOX_REFUSING_CARD_LAST4}",
+        },
         actor=actor,
     )
     deposit = deposit_start(
@@ -137,8 +140,7 @@ def _refund_stopped(player: Player, actor: Actor, stdout: TextIO) -> None:
     )
     provider_callback_handle(provider="sandbox", raw_body=body, signature=sig)
     payout = Payout.objects.get(player=player, kind=Payout.Kind.DEPOSIT_REFUSED)
-    with override_settings(WALLET_SANDBOX_PAYOUT_OUTCOME="refused"):
-        result = payout_dispatch(payout_id=payout.pk, actor=actor)
+    result = payout_dispatch(payout_id=payout.pk, actor=actor)
     payout.refresh_from_db()
     stdout.write(
         f"wallet demo: a card payment of {Money(deposit.amount)} by {STRANGER['name']} was refused; its return was "

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from accounts.aisg import sandbox, sandbox_keys, v1
 from accounts.aisg import types as t
-from accounts.aisg import v1
 
 if TYPE_CHECKING:
     from accounts.adapters import Identity
@@ -43,7 +43,12 @@ def _read(setting: str) -> bytes:
 
 
 def config() -> v1.Config:
-    """The interface's configuration from the settings (files read at each call: a certificate can be renewed)."""
+    """The interface's configuration from the settings (files read at each call: a certificate can be renewed).
+    ``ACCOUNTS_AISG_URL=sandbox:<folder>`` (development: ``accounts.aisg.sandbox``) sends the signed requests to the
+    sandbox Ministry in this process instead of the network; production refuses any URL but ``https://``."""
+    keys = sandbox_keys.keys_of_url(settings.ACCOUNTS_AISG_URL)
+    if keys is None and settings.ACCOUNTS_AISG_URL.startswith(sandbox_keys.URL_PREFIX):
+        raise t.AisgError(f"ACCOUNTS_AISG_URL {settings.ACCOUNTS_AISG_URL!r} names no AISG sandbox folder")
     return v1.Config(
         url=settings.ACCOUNTS_AISG_URL,
         key_pem=_read("ACCOUNTS_AISG_KEY_FILE"),
@@ -53,6 +58,7 @@ def config() -> v1.Config:
         timeout=settings.ACCOUNTS_AISG_TIMEOUT_SECONDS,
         ca_file=settings.ACCOUNTS_AISG_CA_FILE,
         require_echo=settings.ACCOUNTS_AISG_REQUIRE_ECHO,
+        transport=sandbox.transport(keys) if keys is not None else None,
     )
 
 

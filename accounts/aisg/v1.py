@@ -18,7 +18,7 @@ import ssl
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -67,6 +67,9 @@ class Config:
     timeout: float = 10.0
     ca_file: str = ""  # trust for the HTTPS connection (empty: the system's)
     require_echo: bool = True  # the answer's CisloPozadavku must be the request's
+    # instead of HTTP: (operation, signed request) -> (status, answer); the development sandbox's
+    # (``accounts.aisg.sandbox.transport``, ``ACCOUNTS_AISG_URL=sandbox:<folder>``), never production's
+    transport: Callable[[str, bytes], tuple[int, bytes]] | None = None
 
 
 # Requests ----------------------------------------------------------------------------------------------
@@ -200,6 +203,8 @@ def build_test(config: Config) -> tuple[etree._Element, str]:
 # Transport and answers ------------------------------------------------------------------------------------
 def _post(config: Config, operation: str, envelope: etree._Element) -> tuple[int, bytes]:
     data = wsse.sign_envelope(envelope, key_pem=config.key_pem, cert_pem=config.cert_pem)
+    if config.transport is not None:
+        return config.transport(operation, data)
     req = urllib.request.Request(
         config.url,
         data=data,

@@ -120,8 +120,11 @@ def register_review_resolve(*, review: RegisterReview, actor: Actor, note: str =
 def outcome_review(
     decision: aisg.Decision, *, player: Player | int | None, context: str, details: dict[str, Any] | None = None
 ) -> None:
-    """The staff case a decision needs, if any (manual review; an outage alert)."""
-    if decision.outcome == aisg.MANUAL_REVIEW:
+    """The staff case a decision needs, if any (docs/aml.md "AISG decision table", its "staff" column): a manual
+    review of a person the population register did not identify or says is not adult (row 2: the person declared
+    an adult birth date, so their data need staff's look; at login the player waits on this review), an outage
+    alert for no usable answer."""
+    if decision.outcome in (aisg.MANUAL_REVIEW, aisg.UNDERAGE):
         review_open(
             kind=RegisterReview.Kind.MANUAL_REVIEW,
             player=player,

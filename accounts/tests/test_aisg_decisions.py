@@ -49,12 +49,16 @@ def test_row_ok_registers_with_reason_registrace_and_keeps_the_hid(aisg, registe
     assert len(aisg.requests) == 1  # one answer for both registers
 
 
-def test_row_not_adult_is_refused(aisg, register):
+def test_row_not_adult_is_refused_and_a_manual_review(aisg, register):
     body = registration_payload()
     known(aisg, body, adult=t.ADULT_NO)
     r = register(body)
     assert r.status_code == 403 and code(r) == errors.UNDERAGE.code
     assert not Player.objects.exists()
+    # the applicant declared an adult birth date the register contradicts: staff review it (the table's row 2)
+    review = RegisterReview.objects.get()
+    assert (review.kind, review.context, review.reason) == ("manual_review", "registration", "Plnoleta=NE")
+    assert review.details["application"]["surname"] == body["surname"]
 
 
 def test_row_listed_in_rvo_is_refused(aisg, register):
@@ -169,11 +173,13 @@ def test_login_row_not_identified_refuses_and_opens_a_manual_review(aisg, rob):
     assert RegisterReview.objects.filter(player=player, kind="manual_review", context="login").exists()
 
 
-def test_login_row_not_adult_refuses(aisg):
+def test_login_row_not_adult_refuses_and_opens_the_review_it_waits_on(aisg):
     player, _ = aisg_player(aisg, adult=t.ADULT_NO)
     with pytest.raises(DomainError) as exc:
         services.session_start(player=player)
     assert exc.value.code == errors.REGISTER_REVIEW_PENDING.code
+    review = RegisterReview.objects.get(player=player)
+    assert (review.kind, review.context, review.reason) == ("manual_review", "login", "Plnoleta=NE")
 
 
 @pytest.mark.parametrize("failure", ["NEOVERENO", "fault", "signature"])

@@ -44,7 +44,8 @@ ACCOUNTS_AISG_VERSION = env.str("ACCOUNTS_AISG_VERSION", "1.0", "the AISG interf
 ACCOUNTS_AISG_URL = env.str(
     "ACCOUNTS_AISG_URL",
     "https://api-pg.hazard.mfcr.cz/rovo/v1",
-    "the AISG endpoint (the default is the Ministry's playground, refused in production)",
+    "the AISG endpoint (the default is the Ministry's playground, refused in production); sandbox:<folder> is the "
+    "development AISG sandbox (make run)",
 )
 ACCOUNTS_AISG_KEY_FILE = env.str("ACCOUNTS_AISG_KEY_FILE", "", "the operator's signing key (PEM file)")
 ACCOUNTS_AISG_CERT_FILE = env.str("ACCOUNTS_AISG_CERT_FILE", "", "the operator's certificate (PEM file)")

@@ -238,6 +238,8 @@ def test_a_32_byte_seal_key_and_secret_key_are_accepted():
             "ACCOUNTS_AISG_URL is the Ministry's playground",
         ),
         ({"ACCOUNTS_AISG_URL": "http://api.hazard.mfcr.cz/rovo/v1"}, "ACCOUNTS_AISG_URL is not an https:// address"),
+        # the development AISG sandbox (accounts.aisg.sandbox, make run's ACCOUNTS_AISG_URL)
+        ({"ACCOUNTS_AISG_URL": "sandbox:/srv/.data/aisg-sandbox"}, "ACCOUNTS_AISG_URL is not an https:// address"),
         ({"ACCOUNTS_AISG_MINISTRY_CERT_FILE": ""}, "ACCOUNTS_AISG_MINISTRY_CERT_FILE is not set"),
         ({"ACCOUNTS_AISG_REQUIRE_ECHO": "false"}, "ACCOUNTS_AISG_REQUIRE_ECHO=false"),
         ({"ALLOWED_HOSTS": "*"}, "ALLOWED_HOSTS=*"),

@@ -75,7 +75,9 @@ def test_production_accepts_the_safe_values(changes):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("command", [["seed_demo"], ["sandbox_pay", "1"], ["limits_bench", "--rounds", "10"]])
+@pytest.mark.parametrize(
+    "command", [["seed_demo"], ["sandbox_pay", "1"], ["limits_bench", "--rounds", "10"], ["regulator_sandbox_answer"]]
+)
 def test_demo_and_qa_commands_refuse_production_before_they_write(settings, command):
     from django.contrib.auth import get_user_model
 

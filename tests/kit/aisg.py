@@ -26,7 +26,6 @@ import json
 import threading
 import time
 import uuid
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -39,9 +38,10 @@ from lxml import etree
 
 from accounts.aisg import types as t
 from accounts.aisg import wsse
-from accounts.aisg.v1 import NS, SOAP, q
+from accounts.aisg.sandbox import OPERATIONS, Known, MinistrySide
+from accounts.aisg.sandbox_keys import key_pair
 
-OPERATIONS = ("OveritOsobu", "OveritOsobyHromadne", "ZiskatVysledkyOveritOsobyHromadne", "ZmenitUdajeOsoby", "Test")
+__all__ = ["OPERATIONS", "Known", "LocalAisg", "key_pair", "spec_dir"]
 
 
 def spec_dir(base: Path | None = None) -> Path:
@@ -51,27 +51,6 @@ def spec_dir(base: Path | None = None) -> Path:
 
         base = settings.BASE_DIR
     return base.parent / "shared" / "spec" / "rvo-data"
-
-
-def key_pair(common_name: str) -> tuple[bytes, bytes]:
-    """(private key PEM, self-signed certificate PEM), RSA 2048."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-    now = dt.datetime.now(dt.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(days=1))
-        .not_valid_after(now + dt.timedelta(days=365))
-        .sign(key, hashes.SHA256())
-    )
-    return (
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
-        cert.public_bytes(serialization.Encoding.PEM),
-    )
 
 
 def _fold(text: str) -> str:
@@ -149,15 +128,6 @@ def playground_hids(folder: Path) -> dict[str, str]:
     return out
 
 
-@dataclass
-class Known:
-    hid: str
-    rob: str = t.ROB_FOUND
-    rvo: str = t.RVO_NOT_LISTED
-    adult: str | None = None  # None: from the birth date
-    date_of_birth: dt.date | None = None
-
-
 def tls_certificate(folder: Path) -> tuple[Path, Path]:
     """A server certificate for 127.0.0.1 that is its own CA (its file is the trust for ACCOUNTS_AISG_CA_FILE)."""
     import ipaddress
@@ -185,15 +155,22 @@ def tls_certificate(folder: Path) -> tuple[Path, Path]:
     return cert_path, key_path
 
 
-class LocalAisg:
+class LocalAisg(MinistrySide):
+    """The Ministry's side of the interface (``accounts.aisg.sandbox.MinistrySide``, shared with the product's
+    sandbox) on a local HTTP(S) server, knowing the persons a test adds, with the faults a test asks for."""
+
+    request_prefix = "LOCAL"
+
     def __init__(
         self, *, operator_cert_pem: bytes, schema_dir: Path | None = None, tls_folder: Path | None = None
     ) -> None:
-        self.operator_cert_pem = operator_cert_pem
+        ministry_key_pem, ministry_cert_pem = key_pair("MF - Dozorová část AISG - local test")
+        super().__init__(
+            ministry_key_pem=ministry_key_pem, ministry_cert_pem=ministry_cert_pem, operator_cert_pem=operator_cert_pem
+        )
         self.tls_folder = tls_folder  # HTTPS with a certificate written there (``tls_ca_file``)
         self.tls_ca_file = ""
         self.operator_key_pem = b""  # for tests that sign a request themselves
-        self.ministry_key_pem, self.ministry_cert_pem = key_pair("MF - Dozorová část AISG - local test")
         self._other_key_pem, self._other_cert_pem = key_pair("somebody else")
         self.persons: dict[str, Known] = {}
         self.by_hid: dict[str, Known] = {}
@@ -205,7 +182,7 @@ class LocalAisg:
         self.sign_with = "ministry"
         self.echo = True
         self.batch_polls = 0
-        self.today: dt.date | None = None  # None: the platform's business date (core.clock)
+        self.today_is: dt.date | None = None  # None: the platform's business date (core.clock)
         self.schema: etree.XMLSchema | None = None
         if schema_dir is not None and (schema_dir / "aisg.xsd").is_file():
             self.schema = etree.XMLSchema(etree.parse(str(schema_dir / "aisg.xsd")))
@@ -243,6 +220,68 @@ class LocalAisg:
 
     def add_person(self, person: t.Person, **answer: Any) -> Known:
         return self.add(person.given_names, person.surname, person.date_of_birth, **answer)
+
+    def person(self, given_names: str, surname: str, date_of_birth: dt.date) -> Known | None:
+        """A person a test added; anybody else is unknown (``NENALEZENA`` / ``NEOVERENO``)."""
+        return self.persons.get(self.key(given_names, surname, date_of_birth))
+
+    def person_by_hid(self, hid: str) -> Known | None:
+        return self.by_hid.get(hid)
+
+    def today(self) -> dt.date:
+        return self.today_is or super().today()
+
+    def batch_submit(self, rows: list[tuple[str, str, str, dt.date]]) -> str:
+        """The answers are taken when the batch comes in; ``batch_polls`` collections answer ``Prijata`` first,
+        ``batches[id]["expired"] = True`` makes it ``Ukoncena``."""
+        batch = str(uuid.uuid4())
+        answers = [(key, self.person(given, surname, dob), dob) for key, given, surname, dob in rows]
+        with self._lock:
+            self.batches[batch] = {"rows": answers, "polls": 0}
+        return batch
+
+    def batch_collect(self, batch_id: str) -> tuple[str, list[tuple[str, Known | None, dt.date]]] | None:
+        with self._lock:
+            batch_state = self.batches.get(batch_id)
+            if batch_state is None:
+                return None
+            batch_state["polls"] += 1
+        state = t.BATCH_ACCEPTED if batch_state["polls"] <= self.batch_polls else t.BATCH_DONE
+        if batch_state.get("expired"):
+            state = t.BATCH_EXPIRED
+        return state, batch_state["rows"]
+
+    def change(self, hid: str, request: etree._Element) -> bool:
+        if hid not in self.by_hid:
+            return False
+        self.changes.append((hid, request))
+        return True
+
+    # the faults a test asks for ------------------------------------------------------------------------------
+    def admit(self, action: str, request: etree._Element) -> tuple[int, bytes] | None:
+        if self.schema is not None and not self.schema.validate(request):
+            self.schema_errors.append(str(self.schema.error_log.last_error))
+            return self.fault_answer(
+                9003, f"schema: {self.schema.error_log.last_error}"[:255], faultcode="soapenv:Client"
+            )
+        with self._lock:
+            self.requests.append((action, request))
+        if self.fault is not None:
+            return self.fault_answer(*self.fault)
+        return None
+
+    def echoed_request_id(self, request_id: str) -> str:
+        return request_id if self.echo else str(uuid.uuid4())
+
+    def sign(self, env: etree._Element) -> bytes:
+        if self.sign_with == "none":
+            return etree.tostring(env, xml_declaration=True, encoding="UTF-8")
+        if self.sign_with == "other":
+            return wsse.sign_envelope(env, key_pem=self._other_key_pem, cert_pem=self._other_cert_pem)
+        data = super().sign(env)
+        if self.sign_with == "tamper":
+            data = data.replace(b">NE<", b">AN<", 1).replace(b">ANO<", b">NE<", 1)
+        return data
 
     # the server --------------------------------------------------------------------------------------------
     def start(self) -> LocalAisg:
@@ -311,134 +350,3 @@ class LocalAisg:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    # answers -------------------------------------------------------------------------------------------------
-    def _envelope(self) -> tuple[etree._Element, etree._Element]:
-        env = etree.Element(f"{{{SOAP}}}Envelope", nsmap={"soapenv": SOAP, "r": NS, "wsu": wsse.WSU_NS})
-        return env, etree.SubElement(env, f"{{{SOAP}}}Body")
-
-    def _fault_answer(self, kod: int, popis: str, *, faultcode: str = "soapenv:Server") -> tuple[int, bytes]:
-        env, body = self._envelope()
-        fault = etree.SubElement(body, f"{{{SOAP}}}Fault")
-        etree.SubElement(fault, "faultcode").text = faultcode
-        etree.SubElement(fault, "faultstring").text = popis
-        detail = etree.SubElement(fault, "detail")
-        msg = etree.SubElement(detail, q("ErrorMessage"))
-        etree.SubElement(msg, q("Kod")).text = str(kod)
-        etree.SubElement(msg, q("Popis")).text = popis
-        return 500, etree.tostring(env, xml_declaration=True, encoding="UTF-8")
-
-    def _signed(self, env: etree._Element) -> bytes:
-        if self.sign_with == "none":
-            return etree.tostring(env, xml_declaration=True, encoding="UTF-8")
-        key, cert = (
-            (self._other_key_pem, self._other_cert_pem)
-            if self.sign_with == "other"
-            else (self.ministry_key_pem, self.ministry_cert_pem)
-        )
-        data = wsse.sign_envelope(env, key_pem=key, cert_pem=cert)
-        if self.sign_with == "tamper":
-            data = data.replace(b">NE<", b">AN<", 1).replace(b">ANO<", b">NE<", 1)
-        return data
-
-    def _answer(self, operation: str, request_id: str) -> tuple[etree._Element, etree._Element]:
-        env, body = self._envelope()
-        answer = etree.SubElement(body, q(f"{operation}Response"))
-        etree.SubElement(answer, q("CisloPozadavku")).text = request_id if self.echo else str(uuid.uuid4())
-        etree.SubElement(answer, q("IdentifikacePozadavku")).text = f"LOCAL-{uuid.uuid4()}"
-        return env, answer
-
-    def _adult(self, known: Known | None, dob: dt.date | None) -> str:
-        if known is not None and known.adult:
-            return known.adult
-        dob = dob or (known.date_of_birth if known else None)
-        if dob is None:
-            return t.ADULT_NO
-        from core import clock
-
-        today = self.today or clock.business_date()
-        years = today.year - dob.year - ((today.month, today.day) < (dob.month, dob.day))
-        return t.ADULT_YES if years >= 18 else t.ADULT_NO
-
-    def _results(self, parent: etree._Element, known: Known | None, dob: dt.date | None) -> None:
-        if known is not None and known.rob in (t.ROB_FOUND, t.ROB_DEAD):
-            etree.SubElement(parent, q("HID")).text = known.hid
-        etree.SubElement(parent, q("Plnoleta")).text = self._adult(known, dob)
-        etree.SubElement(parent, q("NalezenaROB")).text = known.rob if known else t.ROB_NOT_FOUND
-        etree.SubElement(parent, q("NalezenaRVO")).text = known.rvo if known else t.RVO_UNVERIFIED
-
-    def _lookup(self, osoba: etree._Element) -> tuple[Known | None, dt.date]:
-        dob = dt.date.fromisoformat(osoba.findtext(q("DatumNarozeni")) or "")
-        k = self.key(osoba.findtext(q("Jmeno")) or "", osoba.findtext(q("Prijmeni")) or "", dob)
-        return self.persons.get(k), dob
-
-    def handle(self, action: str, data: bytes) -> tuple[int, bytes]:
-        try:
-            body = wsse.verify_envelope(data, cert_pem=self.operator_cert_pem)
-        except wsse.SignatureError as exc:
-            return self._fault_answer(9001, f"WS-Security: {exc}"[:255], faultcode="soapenv:Client")
-        if len(body) != 1 or body[0].tag != q(f"{action}Request") or action not in OPERATIONS:
-            return self._fault_answer(9002, f"SOAPAction {action!r} does not match the body")
-        request = body[0]
-        if self.schema is not None and not self.schema.validate(request):
-            self.schema_errors.append(str(self.schema.error_log.last_error))
-            return self._fault_answer(
-                9003, f"schema: {self.schema.error_log.last_error}"[:255], faultcode="soapenv:Client"
-            )
-        with self._lock:
-            self.requests.append((action, request))
-        if self.fault is not None:
-            return self._fault_answer(*self.fault)
-        request_id = request.findtext(q("CisloPozadavku")) or ""
-        env, answer = self._answer(action, request_id)
-        if action == "OveritOsobu":
-            hid = request.findtext(q("HID"))
-            if hid is not None:
-                known: Known | None = self.by_hid.get(hid)
-                dob = None
-            else:
-                osoba = request.find(q("Osoba"))
-                assert osoba is not None
-                known, dob = self._lookup(osoba)
-            self._results(answer, known, dob)
-        elif action == "OveritOsobyHromadne":
-            self._batch_submit(request, answer)
-        elif action == "ZiskatVysledkyOveritOsobyHromadne":
-            if not self._batch_results(request, answer):
-                return self._fault_answer(9010, "unknown batch")
-        elif action == "ZmenitUdajeOsoby":
-            hid = request.findtext(q("HID")) or ""
-            if hid not in self.by_hid:
-                return self._fault_answer(9011, "unknown HID")
-            self.changes.append((hid, request))
-        return 200, self._signed(env)
-
-    def _batch_submit(self, request: etree._Element, answer: etree._Element) -> None:
-        batch = str(uuid.uuid4())
-        rows = []
-        for row in request.iterfind(f"{q('Osoby')}/{q('OsobaKOvereni')}"):
-            osoba = row.find(q("Osoba"))
-            assert osoba is not None
-            known, dob = self._lookup(osoba)
-            rows.append((row.findtext(q("IdentifikaceZaznamu")) or "", known, dob))
-        with self._lock:
-            self.batches[batch] = {"rows": rows, "polls": 0}
-        etree.SubElement(answer, q("CisloDavky")).text = batch
-
-    def _batch_results(self, request: etree._Element, answer: etree._Element) -> bool:
-        with self._lock:
-            batch_state = self.batches.get(request.findtext(q("CisloDavky")) or "")
-            if batch_state is None:
-                return False
-            batch_state["polls"] += 1
-        state = t.BATCH_ACCEPTED if batch_state["polls"] <= self.batch_polls else t.BATCH_DONE
-        if batch_state.get("expired"):
-            state = t.BATCH_EXPIRED
-        etree.SubElement(answer, q("Stav")).text = state
-        osoby = etree.SubElement(answer, q("Osoby"))
-        if state == t.BATCH_DONE:
-            for key, known, dob in batch_state["rows"]:
-                res = etree.SubElement(osoby, q("OsobaKOvereniVysledek"))
-                etree.SubElement(res, q("IdentifikaceZaznamu")).text = key
-                self._results(res, known, dob)
-        return True
