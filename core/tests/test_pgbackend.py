@@ -84,3 +84,32 @@ def test_inside_a_transaction_the_check_is_django_s_own_statement(observer):
     finally:
         with connection.cursor() as cur:
             cur.execute("ROLLBACK")
+
+
+def test_every_enumeration_of_the_models_is_adapted_by_its_exact_type_and_sent_as_its_value() -> None:
+    from django.apps import apps
+    from django.db.models import Choices
+
+    from core.pgbackend.base import register_enum_adapters
+
+    connection.close()
+    connection.ensure_connection()  # a new connection registers them
+    assert apps.ready
+    enums = {c for c in _subclasses(Choices) if issubclass(c, (str, int))}
+    assert len(enums) > 50  # the models' choices: accounts alone declares 26
+    quote = psycopg2.extensions.ISQLQuote
+    assert [c for c in enums if (c, quote) not in psycopg2.extensions.adapters] == []
+    assert register_enum_adapters() == 0  # nothing left to add
+    with connection.cursor() as cur:
+        raw = cur.cursor
+        for cls in sorted(enums, key=lambda c: c.__qualname__):
+            for member in cls:
+                plain = member.value if not isinstance(member.value, bool) else int(member.value)
+                assert raw.mogrify("%s", [member]) == raw.mogrify("%s", [plain]), (cls, member)
+
+
+def _subclasses(cls: type) -> set[type]:
+    out: set[type] = set()
+    for sub in cls.__subclasses__():
+        out |= {sub, *_subclasses(sub)}
+    return out
