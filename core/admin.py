@@ -148,7 +148,7 @@ def player_column(model: type[models.Model], name: str) -> Callable[[Any], Any]:
     def shown(obj: Any) -> Any:
         player = getattr(obj, name, None)
         if player is None:
-            return None  # the admin's empty value ("-")
+            return "-"  # as the admin shows an empty value (a read-only field would show None as "None")
         url = reverse(f"admin:{player._meta.app_label}_{player._meta.model_name}_change", args=[player.pk])
         return format_html('<a href="{}">{}</a>', url, player.staff_label)
 
@@ -168,7 +168,7 @@ def code_column(name: str, labels: Mapping[str, Any], description: Any) -> Calla
 
     def shown(obj: Any) -> Any:
         code = getattr(obj, name, "")
-        return code_label(labels, code) if code else None
+        return code_label(labels, code) if code else "-"
 
     shown.__name__ = f"{name}_label"
     return admin.display(description=description, ordering=name)(shown)
@@ -266,10 +266,11 @@ class PlatformAdminMixin(_AdminBase):
 
     def _shown(self, names: Sequence[Any], request: HttpRequest, obj: Any) -> list[Any]:
         """``names`` of a form or a fieldset as shown: on a read-only page every money field in Kč and every player
-        by their staff label; on an editable one only the declared read-only fields (the others stay inputs)."""
-        if not self.has_change_permission(request, obj):  # a read-only page
-            return self._players(self._in_czk(names))
+        by their staff label; on an editable one, and for the player on an add form (staff choose the player there),
+        only the declared read-only fields (the others stay inputs)."""
         declared = [n for n in super().get_readonly_fields(request, obj) if isinstance(n, str)]
+        if not self.has_change_permission(request, obj):  # a read-only page, or an add form of records never edited
+            return self._players(self._in_czk(names), only=None if obj is not None else declared)
         return self._players(self._in_czk(names, only=declared), only=declared)
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:

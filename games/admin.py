@@ -30,6 +30,13 @@ def _czk(minor: int | None) -> str:
     return "" if minor is None else Money(minor).format("cs")
 
 
+def _amount(obj: Round, minor: int | None) -> str:
+    """A round's amount as staff read it: points for a play-money round (never Kč), else Kč with two decimals."""
+    if minor is None:
+        return ""
+    return points_text(minor) if obj.play_money else _czk(minor)
+
+
 def _when(at: Any) -> str:
     """A time as staff read it: in the back office's time zone (Prague, activated for the admin), or "-"."""
     return formats.date_format(timezone.localtime(at), "j. n. Y H:i:s") if at else "-"
@@ -224,11 +231,11 @@ class RoundAdmin(ReadOnlyAdmin):
 
     @admin.display(description="stake")
     def stake_czk(self, obj: Round) -> str:
-        return points_text(obj.stake) if obj.play_money else _czk(obj.stake)
+        return _amount(obj, obj.stake)
 
     @admin.display(description="win")
     def win_czk(self, obj: Round) -> str:
-        return points_text(obj.win) if obj.play_money else _czk(obj.win)
+        return _amount(obj, obj.win)
 
     @admin.display(description="recall (GP §11(5))")
     def recall(self, obj: Round) -> SafeString:
@@ -242,11 +249,14 @@ class RoundAdmin(ReadOnlyAdmin):
                 gettext("started / settled / deadline"),
                 " / ".join(_when(t) for t in (obj.started_at, obj.settled_at, obj.deadline)),
             ),
-            (gettext("stake"), _czk(obj.stake)),
-            (gettext("win paid"), _czk(obj.win)),
-            (gettext("win of the game"), _czk(obj.win_engine)),
+            (gettext("stake"), _amount(obj, obj.stake)),
+            (gettext("win paid"), _amount(obj, obj.win)),
+            (gettext("win of the game"), _amount(obj, obj.win_engine)),
             (gettext("win capped (GP §8(3))"), yesno(obj.win_capped)),
-            (gettext("balance before / after"), f"{_czk(obj.balance_before)} / {_czk(obj.balance_after)}"),
+            (
+                gettext("balance before / after"),
+                f"{_amount(obj, obj.balance_before)} / {_amount(obj, obj.balance_after)}",
+            ),
             (gettext("void detail"), obj.void_detail),
             (gettext("declared void at (GP §3(6))"), _when(obj.voided_at)),
         ]

@@ -129,3 +129,17 @@ def test_a_rounds_recall_reads_in_the_staff_members_language(records: dict[str, 
     assert "vyplacená výhra" in cs and "Konečný stav" in cs and html.escape(label) in cs
     assert "win paid" not in cs and "Final state" not in cs and "(active)" not in cs
     assert "win paid" in en and "Final state" in en
+
+
+def test_a_play_money_rounds_recall_shows_points_never_kc(records: dict[str, Any]) -> None:  # noqa: F811
+    """GP: play money is not money: its stake, win and balances read in points on the round's page too."""
+    from games.models import Round
+    from tests.kit.clients import client_for as game_client
+    from tests.kit.platform import play_money
+
+    body = play_money(game_client(records["player"])).json()
+    assert "id" in body, body
+    assert Round.objects.get(pk=body["id"]).play_money
+    page = _client("cs").get(f"/admin/games/round/{body['id']}/change/").content.decode()
+    recall = page.split("vyplacená výhra")[0].rsplit("<table>", 1)[-1]  # the recall's table up to the win paid
+    assert "bodů" in recall and "Kč" not in recall, recall[-600:]
