@@ -100,7 +100,11 @@ def test_the_statement_names_categories_kinds_and_accounts_in_the_staff_members_
         assert czech in cs and english not in cs, (czech, english)
         assert english in en and czech not in en, (czech, english)
     assert not {"withdrawal_hold", "withdrawal", "stake", "player", "held"} & set(cs), cs
-    totals = re.search(r"<p>Součty: (.*?)</p>", _client("cs").get(url).content.decode(), re.S)
+    page = _client("cs").get(url).content.decode()
+    amounts = [html.unescape(a) for a in re.findall(r'<td style="text-align:right">([^<]*)</td>', page)]
+    # Czech numbers: a non-breaking space between thousands and before "Kč" ("1 736,00 Kč" never breaks)
+    assert amounts and all(re.fullmatch(r"-?\d{1,3}(\xa0\d{3})*,\d{2}\xa0Kč", c) for c in amounts), amounts
+    totals = re.search(r"<p>Součty: (.*?)</p>", page, re.S)
     assert totals and "výběr" in totals.group(1) and "withdrawal" not in totals.group(1), totals
 
 
