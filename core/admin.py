@@ -20,6 +20,7 @@ from django.utils.html import format_html
 from django.utils.text import format_lazy
 from django.utils.translation import gettext, gettext_lazy
 
+from core import clock
 from core.admin_money import money_column, money_fields
 from core.audit import Actor, mark_permission_in_use
 from core.db_router import replica
@@ -450,6 +451,22 @@ class AuditEventAdmin(ReadOnlyAdmin):
     list_filter = ("actor_type", "actor_role", "action", "object_type")
     search_fields = ("object_id", "actor_label", "action", "request_id")
     date_hierarchy = "occurred_at"
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Any = None,
+    ) -> Any:
+        """The event's page is named by its Prague time, labelled (its ``__str__`` keeps UTC for logs), in the title
+        and the breadcrumb (``core/templates/admin/core/auditevent/change_form.html``)."""
+        if obj is not None:
+            at = f"{clock.local(obj.occurred_at):%Y-%m-%d %H:%M:%S}"
+            context["subtitle"] = f"{at} ({clock.PRAGUE}) {obj.actor_type}:{obj.actor_label} {obj.action}"
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
 
 @admin.register(SecurityEventWindow)
