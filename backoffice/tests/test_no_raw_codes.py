@@ -145,6 +145,15 @@ def test_no_staff_page_shows_a_stored_code_to_a_czech_staff_member(settings: Any
             for code, cell in raw_codes(r.content.decode(), codes).items():
                 found.setdefault(code, set()).add(f"{cell!r} on {url} ({user.username})")
     assert seen >= 150, seen
+    # a coded field's filter offers the labels and filters by the code (``core.admin.code_filter``)
+    from aml.models import ScreeningRun
+
+    client = Client(headers={"accept-language": "cs"})
+    client.force_login(staff[0])
+    page = client.get("/admin/aml/screeningrun/?trigger=registration").content.decode()
+    rows = page.count('class="field-id"')
+    assert rows == ScreeningRun.objects.filter(trigger="registration").count() > 0, rows
+    assert "při registraci" in page and ">registration<" not in page
     assert not found, f"{len(found)} raw codes on Czech staff pages:\n" + "\n".join(
         f"{code}: {', '.join(sorted(where)[:2])}" for code, where in sorted(found.items())
     )
