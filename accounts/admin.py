@@ -496,17 +496,29 @@ class LoginSessionAdmin(PlatformAdminMixin, admin.ModelAdmin):
         run_service_action(self, request, queryset.filter(ended_at__isnull=True), end, "Sessions ended")
 
 
+#: why a register was asked (``RegisterCheck.context``, ``RegisterReview.context``, ``AisgBatch.context``: codes the
+#: services write, no choices on the fields), as staff read them (``core.admin.code_column``)
+REGISTER_CONTEXTS = {
+    "registration": _("at registration"),
+    "retry": _("asked again after no answer"),
+    "login": _("at login"),
+    "periodic": _("periodic re-check"),
+    "periodic_daily": _("periodic re-check (daily batch)"),
+    "periodic_session": _("periodic re-check (players in a session)"),
+    "daily": _("daily batch"),
+    "session": _("players in a session"),
+    "staff": _("asked by staff"),
+    "personal_data": _("personal data changed"),
+}
+
+
 @admin.register(RegisterCheck)
-class RegisterCheckAdmin(admin.ModelAdmin):
+class RegisterCheckAdmin(ReadOnlyAdmin):
+    """The answers of the registers, as received: staff read them, never edit them."""
+
     list_display = ("checked_at", "player", "register", "context", "result")
     list_filter = ("register", "result", "context")
-    readonly_fields = [f.name for f in RegisterCheck._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+    code_labels = {"context": REGISTER_CONTEXTS}
 
 
 @admin.register(RegisterReview)
@@ -517,6 +529,7 @@ class RegisterReviewAdmin(ReadOnlyAdmin):
     list_display = ("last_at", "kind", "player", "context", "reason", "occurrences", "resolved_at")
     list_filter = ("kind", "context", ("resolved_at", admin.EmptyFieldListFilter))
     search_fields = ("player__user__username", "reason")
+    code_labels = {"context": REGISTER_CONTEXTS}
     actions = ["resolve"]
 
     @decision_action("accounts.check_exclusion", description="Mark the selected cases resolved")
@@ -531,6 +544,7 @@ class RegisterReviewAdmin(ReadOnlyAdmin):
 class AisgBatchAdmin(ReadOnlyAdmin):
     list_display = ("submitted_at", "context", "state", "polls", "next_poll_at", "collected_at", "summary")
     list_filter = ("state", "context")
+    code_labels = {"context": REGISTER_CONTEXTS}
 
 
 @admin.register(User)
@@ -578,10 +592,18 @@ class MessageAdmin(ReadOnlyAdmin):
 
 @admin.register(Delivery)
 class DeliveryAdmin(ReadOnlyAdmin):
-    list_display = ("id", "message", "channel", "recipient", "status", "attempts", "attempted_at", "delivered_at")
+    list_display = ("id", "message_shown", "channel", "recipient", "status", "attempts", "attempted_at", "delivered_at")
     list_filter = ("channel", "status")
     search_fields = ("recipient", "message__reference", "message__player__user__username")
-    readonly_fields = [f.name for f in Delivery._meta.fields]
+    readonly_fields = ["message_shown" if f.name == "message" else f.name for f in Delivery._meta.fields]
+    exclude = ("message",)
+
+    @admin.display(description="message", ordering="message")
+    def message_shown(self, obj: Delivery) -> str:
+        """The message by its number and kind in the staff member's language (``Message.__str__`` stays
+        language-independent, as the admin's history stores it)."""
+        return gettext("message #%(id)s (%(kind)s)") % {"id": obj.message_id, "kind": obj.message.get_kind_display()}
+
     actions = ["send_again"]
 
     @decision_action("accounts.resend_message", description="Send the selected failed e-mails again now")

@@ -18,8 +18,9 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
+from accounts.forms import DOCUMENT_NAMES
 from aml import services
 from aml.list_parsers import PRAGUE
 from aml.models import (
@@ -49,6 +50,37 @@ from core.admin import (
 )
 from core.audit import Actor
 from core.errors import DomainError
+
+#: what started a screening or a risk assessment (``ScreeningRun.trigger``, ``RiskAssessment.trigger``: codes the
+#: services write, no choices on the fields), as staff read them (``core.admin.code_column``)
+AML_TRIGGERS = {
+    "registration": gettext_lazy("at registration"),
+    "periodic": gettext_lazy("periodic"),
+    "first": gettext_lazy("first assessment"),
+    "staff": gettext_lazy("asked by staff"),
+    "screening": gettext_lazy("after a screening"),
+    "identification": gettext_lazy("after an identification"),
+    "personal_data": gettext_lazy("personal data changed"),
+}
+
+
+def _labels(choices: Any) -> dict[str, Any]:
+    """A field's stored values by their labels in the staff member's language, for a field that keeps the same
+    values without choices (a profile's copy of the last result)."""
+    return {value: gettext_lazy(label) for value, label in choices}
+
+
+#: the screening's results and the risk levels, for the fields that copy them (the profile's last result and level)
+SCREENING_RESULTS = _labels(ScreeningRun.Result.choices)
+RISK_LEVELS = _labels(RiskAssessment.Level.choices)
+#: the identification provider's answer (``IdentificationCheck.provider_outcome``) as staff read it
+PROVIDER_OUTCOMES = {
+    "approved": gettext_lazy("identified"),
+    "doubtful": gettext_lazy("doubtful"),
+    "rejected": gettext_lazy("not identified"),
+}
+#: an identity document's type by its name (the same names as the accounts' forms)
+DOCUMENT_TYPES = {code: gettext_lazy(name) for code, name in DOCUMENT_NAMES.items()}
 
 
 def _render(
@@ -198,6 +230,7 @@ class IdentificationCheckAdmin(DecisionAdmin):
     )
     list_filter = ("status", "provider", "document_type")
     search_fields = ("reference", "provider_check_id", "player__user__username", "document_number")
+    code_labels = {"document_type": DOCUMENT_TYPES, "provider_outcome": PROVIDER_OUTCOMES}
     readonly_fields = [f.name for f in IdentificationCheck._meta.fields] + ["decide_link"]
     inlines = [ImageInline]
 
@@ -393,6 +426,7 @@ class ScreeningRunAdmin(ReadOnlyAdmin):
     list_display = ("id", "player", "trigger", "ran_at", "list_code", "list_version", "result")
     list_filter = ("result", "trigger", "list_code")
     search_fields = ("player__user__username",)
+    code_labels = {"trigger": AML_TRIGGERS}
 
 
 @admin.register(AmlProfile)
@@ -409,6 +443,7 @@ class AmlProfileAdmin(ReadOnlyAdmin):
     )
     list_filter = ("last_screening_result", "risk_level")
     search_fields = ("player__user__username",)
+    code_labels = {"last_screening_result": SCREENING_RESULTS, "risk_level": RISK_LEVELS}
     actions = ["screen_now", "assess_risk_now"]
 
     @decision_action("aml.screen_player", description="Assess the selected players' risk now")
@@ -554,6 +589,7 @@ class RiskAssessmentAdmin(ReadOnlyAdmin):
         "next_review_at",
     )
     list_filter = ("level", "due_diligence", "trigger")
+    code_labels = {"trigger": AML_TRIGGERS, "previous_level": RISK_LEVELS}
     search_fields = ("player__user__username",)
     readonly_fields = [f.name for f in RiskAssessment._meta.fields]
 

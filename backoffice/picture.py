@@ -19,13 +19,14 @@ from django.urls import reverse
 from django.utils.translation import gettext, ngettext
 
 from accounts import selectors as accounts_selectors
-from accounts.admin import STAFF_ACTION_PERMISSIONS, STAFF_ACTIONS  # the player's existing decision paths
+from accounts.admin import REGISTER_CONTEXTS, STAFF_ACTION_PERMISSIONS, STAFF_ACTIONS  # the player's decision paths
 from accounts.forms import DOCUMENT_NAMES
 from accounts.models import Consent, Player
 from aml import selectors as aml_selectors
+from aml.admin import AML_TRIGGERS
 from complaints import selectors as complaints_selectors
 from core import clock
-from core.admin import may_see_identifiers
+from core.admin import code_label, may_see_identifiers
 from core.masking import mask, mask_accounts_in
 from core.money import Money, points_text
 from core.selectors import readable_changes
@@ -35,6 +36,7 @@ from limits import selectors as limits_selectors
 from limits.admin import change_value_text
 from limits.models import LimitType
 from wallet import selectors as wallet_selectors
+from wallet.admin import staff_statement_line
 from wallet.models import Wallet
 
 LATEST = 10  # rows of each list on the page; the rest is one click away
@@ -168,7 +170,7 @@ def _state(player: Player, user: Any, unmasked: bool) -> Section:
             "barred_insider": player.barred_insider,
             "exclusion_listed": player.exclusion_listed,
             "exclusion_checked_at": player.exclusion_checked_at,
-            "aml_restriction": player.aml_restriction,
+            "aml_restriction": player.get_aml_restriction_display() if player.aml_restriction else "",
             "timeline": [
                 {
                     "at": e.occurred_at,
@@ -251,7 +253,7 @@ def _limit_value(unit: str, value: int | None, declined: bool) -> str:
 
 def _money(player: Player, user: Any, unmasked: bool) -> Section:
     b = wallet_selectors.balances(player)
-    lines = wallet_selectors.ledger_recent(player, limit=LATEST)
+    lines = [staff_statement_line(line) for line in wallet_selectors.ledger_recent(player, limit=LATEST)]
     if not unmasked:  # a posting's memo may name an account (a refused deposit's return)
         lines = [dataclasses.replace(line, description=mask_accounts_in(line.description)) for line in lines]
     statement = _url("wallet_wallet_statement", b.wallet_id) if b.wallet_id else ""
@@ -300,7 +302,7 @@ def _methods(player: Player, user: Any, unmasked: bool) -> Section:
                 "kind": m.get_kind_display().split(" (")[0],
                 "account": m.display if unmasked else mask(m.display),
                 "status": m.get_status_display(),
-                "verified_by": m.verified_by,
+                "verified_by": m.get_verified_by_display(),
                 "verified_at": m.verified_at,
                 "verify_by": m.verify_by,
                 "blocked": m.deposits_blocked_at,
@@ -482,9 +484,9 @@ def _aml(player: Player, user: Any, unmasked: bool) -> Section:
             "runs": [
                 {
                     "at": r.ran_at,
-                    "trigger": r.trigger,
+                    "trigger": code_label(AML_TRIGGERS, r.trigger),
                     "list": f"{r.list_code} {r.list_version}",
-                    "result": r.result,
+                    "result": r.get_result_display(),
                     "matches": len(r.matches or []),
                 }
                 for r in runs
@@ -500,7 +502,17 @@ def _registers(player: Player, user: Any, unmasked: bool) -> Section:
         "Register checks",
         "accounts.view_registercheck",
         more=_url("accounts_registercheck_changelist", player__id__exact=player.pk),
-        data={"checks": rows},
+        data={
+            "checks": [
+                {
+                    "checked_at": c.checked_at,
+                    "register": c.get_register_display(),
+                    "context": code_label(REGISTER_CONTEXTS, c.context),
+                    "result": c.get_result_display(),
+                }
+                for c in rows
+            ]
+        },
     )
 
 

@@ -15,9 +15,12 @@ from django.db import models
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path
-from django.utils.translation import gettext
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
+from django.utils.text import format_lazy
+from django.utils.translation import gettext, gettext_lazy
 
+from core import clock
 from core.admin_money import money_column, money_fields
 from core.audit import Actor, mark_permission_in_use
 from core.db_router import replica
@@ -95,12 +98,18 @@ def _masker(model: type[models.Model], name: str) -> Callable[[Any], str]:
     def shown(obj: Any) -> str:
         return mask(getattr(obj, name, ""))
 
-    try:
-        label = str(getattr(model._meta.get_field(name), "verbose_name", name))
-    except FieldDoesNotExist:  # a property (``display``) is labelled by its name
-        label = name.replace("_", " ")
     shown.__name__ = f"{name}_masked"
-    return admin.display(description=f"{label} (masked)")(shown)
+    return admin.display(description=format_lazy(gettext_lazy("{label} (masked)"), label=_label(model, name)))(shown)
+
+
+def _label(model: type[models.Model], name: str) -> Any:
+    """The column's name in the staff member's language, read when shown (the columns are made once and cached,
+    so a text fixed at the first request would show every later staff member that request's language): a field's
+    verbose name, or a property's name (``display``) through the catalogue."""
+    try:
+        return getattr(model._meta.get_field(name), "verbose_name", name)
+    except FieldDoesNotExist:
+        return gettext_lazy(name.replace("_", " "))
 
 
 @functools.cache
@@ -108,12 +117,80 @@ def _text_masker(model: type[models.Model], name: str) -> Callable[[Any], str]:
     def shown(obj: Any) -> str:
         return mask_accounts_in(getattr(obj, name, ""))
 
-    try:
-        label = str(getattr(model._meta.get_field(name), "verbose_name", name))
-    except FieldDoesNotExist:
-        label = name.replace("_", " ")
     shown.__name__ = f"{name}_accounts_masked"
-    return admin.display(description=f"{label} (account numbers masked)")(shown)
+    label = format_lazy(gettext_lazy("{label} (account numbers masked)"), label=_label(model, name))
+    return admin.display(description=label)(shown)
+
+
+#: the model every player column names (``app_label.ModelName``: core imports no app)
+PLAYER_MODEL = "accounts.Player"
+
+
+@functools.cache
+def player_fields(model: type[models.Model]) -> frozenset[str]:
+    """The names of ``model``'s foreign keys to the player."""
+    return frozenset(
+        f.name
+        for f in model._meta.get_fields()
+        if isinstance(f, models.ForeignKey | models.OneToOneField)
+        and f.related_model is not None
+        and f.related_model._meta.label == PLAYER_MODEL  # type: ignore[union-attr]
+    )
+
+
+@functools.cache
+def player_column(model: type[models.Model], name: str) -> Callable[[Any], Any]:
+    """The column (or read-only field) showing ``model``'s player ``name`` as staff read it: the player's
+    ``staff_label`` ("jana (aktivní)", the status in the staff member's language), linked to the player's page.
+    ``Player.__str__`` stays language-independent on purpose (the admin's history stores it), so every admin list,
+    read-only page and inline of the platform shows a player through this one column
+    (``PlatformAdminMixin._players``), never by ``str()``."""
+
+    def shown(obj: Any) -> Any:
+        player = getattr(obj, name, None)
+        if player is None:
+            return "-"  # as the admin shows an empty value (a read-only field would show None as "None")
+        url = reverse(f"admin:{player._meta.app_label}_{player._meta.model_name}_change", args=[player.pk])
+        return format_html('<a href="{}">{}</a>', url, player.staff_label)
+
+    shown.__name__ = f"{name}_staff_label"
+    return admin.display(description=_label(model, name), ordering=name)(shown)
+
+
+def code_label(labels: Mapping[str, Any], code: str) -> Any:
+    """A stored code (a free code a service writes: why a register was asked, what started a screening) by its
+    label in the staff member's language; a code without a label is shown as stored."""
+    return labels.get(code, code)
+
+
+def code_column(name: str, labels: Mapping[str, Any], description: Any) -> Callable[[Any], Any]:
+    """An admin column (or read-only field) showing the stored code ``name`` through ``code_label``; the list still
+    sorts by the code."""
+
+    def shown(obj: Any) -> Any:
+        code = getattr(obj, name, "")
+        return code_label(labels, code) if code else "-"
+
+    shown.__name__ = f"{name}_label"
+    return admin.display(description=description, ordering=name)(shown)
+
+
+def code_filter(name: str, labels: Mapping[str, Any], title: Any) -> type[admin.SimpleListFilter]:
+    """A list's filter on the stored code ``name`` offering each code found by its label (``code_label``)."""
+
+    class CodeFilter(admin.SimpleListFilter):
+        parameter_name = name
+
+        def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+            codes = model_admin.get_queryset(request).order_by(name).values_list(name, flat=True).distinct()
+            return [(code, code_label(labels, code)) for code in codes if code]
+
+        def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+            return queryset.filter(**{name: self.value()}) if self.value() else queryset
+
+    CodeFilter.title = title
+    CodeFilter.__name__ = f"{name.title().replace('_', '')}CodeFilter"
+    return CodeFilter
 
 
 if TYPE_CHECKING:  # the mixin's super() calls are ModelAdmin's; at run time it mixes into a ModelAdmin or an inline
@@ -127,10 +204,13 @@ class PlatformAdminMixin(_AdminBase):
     ``masked_fields`` shown masked (and never in an editable form) to roles without ``view_unmasked_identifiers``;
     searches over them exact-match only for those roles. ``masked_text_fields`` are free texts that may hold an
     account number (a refusal's reason, a memo, a payer's details): shown to those roles with every account number
-    or IBAN in them masked."""
+    or IBAN in them masked. Every list, read-only page and inline shows a player by their staff label
+    (``player_column``), money in Kč (``money_column``) and the ``code_labels`` fields by their labels."""
 
     masked_fields: Sequence[str] = ()
     masked_text_fields: Sequence[str] = ()
+    #: free codes a service writes (no choices on the field), each field's codes → their labels (``code_column``)
+    code_labels: Mapping[str, Mapping[str, Any]] = {}
     model: type[models.Model]
 
     def _masking(self, request: HttpRequest) -> bool:
@@ -154,12 +234,62 @@ class PlatformAdminMixin(_AdminBase):
         money = money_fields(self.model) if only is None else money_fields(self.model) & set(only)
         return [money_column(self.model, n) if isinstance(n, str) and n in money else n for n in names]
 
+    def _players(self, names: Sequence[Any], only: Iterable[str] | None = None) -> list[Any]:
+        """The foreign keys to the player among ``names`` (of ``only`` if given) as their ``player_column``, and the
+        ``code_labels`` fields as their ``code_column``."""
+        players = player_fields(self.model) if only is None else player_fields(self.model) & set(only)
+        codes = set(self.code_labels) if only is None else set(self.code_labels) & set(only)
+        return [
+            player_column(self.model, n)
+            if isinstance(n, str) and n in players
+            else self._code_column(n)
+            if isinstance(n, str) and n in codes
+            else n
+            for n in names
+        ]
+
+    def get_list_filter(self, request: HttpRequest) -> Any:
+        filters = list(super().get_list_filter(request))
+        return [self._code_filter(f) if isinstance(f, str) and f in self.code_labels else f for f in filters]
+
+    def _code_filter(self, name: str) -> type[admin.SimpleListFilter]:
+        filters: dict[str, type[admin.SimpleListFilter]] = self.__dict__.setdefault("_code_filters", {})
+        if name not in filters:
+            filters[name] = code_filter(name, self.code_labels[name], _label(self.model, name))
+        return filters[name]
+
+    def _code_column(self, name: str) -> Callable[[Any], Any]:
+        # one column per admin and field: the form excludes it by identity, so it must be the same object
+        columns: dict[str, Callable[[Any], Any]] = self.__dict__.setdefault("_code_columns", {})
+        if name not in columns:
+            columns[name] = code_column(name, self.code_labels[name], _label(self.model, name))
+        return columns[name]
+
+    def _shown(self, names: Sequence[Any], request: HttpRequest, obj: Any) -> list[Any]:
+        """``names`` of a form or a fieldset as shown: on a read-only page every money field in Kč and every player
+        by their staff label; on an editable one, and for the player on an add form (staff choose the player there),
+        only the declared read-only fields (the others stay inputs)."""
+        declared = [n for n in super().get_readonly_fields(request, obj) if isinstance(n, str)]
+        if not self.has_change_permission(request, obj):  # a read-only page, or an add form of records never edited
+            return self._players(self._in_czk(names), only=None if obj is not None else declared)
+        return self._players(self._in_czk(names, only=declared), only=declared)
+
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        fields = self._replace(request, super().get_fields(request, obj))
-        if not self.has_change_permission(request, obj):  # a read-only page
-            return self._in_czk(fields)
-        declared = super().get_readonly_fields(request, obj)
-        return self._in_czk(fields, only=[n for n in declared if isinstance(n, str)])
+        return self._shown(self._replace(request, super().get_fields(request, obj)), request, obj)
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        if not self.fieldsets:  # made from get_fields, already shown
+            return super().get_fieldsets(request, obj)
+        out = []
+        for title, options in super().get_fieldsets(request, obj):
+            fields = [
+                tuple(self._shown(list(entry), request, obj))
+                if isinstance(entry, list | tuple)
+                else self._shown([entry], request, obj)[0]
+                for entry in options.get("fields", ())
+            ]
+            out.append((title, {**options, "fields": fields}))
+        return out
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         fields = list(super().get_readonly_fields(request, obj))
@@ -167,7 +297,7 @@ class PlatformAdminMixin(_AdminBase):
             fields = self._replace(request, fields)
             hidden = (*self.masked_fields, *self.masked_text_fields)
             fields += [m for m in (self._one(n) for n in hidden) if m not in fields]
-        return self._in_czk(fields)
+        return self._players(self._in_czk(fields))
 
     def get_exclude(self, request: HttpRequest, obj: Any = None) -> Any:
         exclude = list(super().get_exclude(request, obj) or ())
@@ -176,7 +306,7 @@ class PlatformAdminMixin(_AdminBase):
         return exclude or None
 
     def get_list_display(self, request: HttpRequest) -> Any:
-        return self._in_czk(self._replace(request, super().get_list_display(request)))
+        return self._players(self._in_czk(self._replace(request, super().get_list_display(request))))
 
     def get_search_fields(self, request: HttpRequest) -> Any:
         fields = list(super().get_search_fields(request))
@@ -321,6 +451,22 @@ class AuditEventAdmin(ReadOnlyAdmin):
     list_filter = ("actor_type", "actor_role", "action", "object_type")
     search_fields = ("object_id", "actor_label", "action", "request_id")
     date_hierarchy = "occurred_at"
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Any = None,
+    ) -> Any:
+        """The event's page is named by its Prague time, labelled (its ``__str__`` keeps UTC for logs), in the title
+        and the breadcrumb (``core/templates/admin/core/auditevent/change_form.html``)."""
+        if obj is not None:
+            at = f"{clock.local(obj.occurred_at):%Y-%m-%d %H:%M:%S}"
+            context["subtitle"] = f"{at} ({clock.PRAGUE}) {obj.actor_type}:{obj.actor_label} {obj.action}"
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
 
 @admin.register(SecurityEventWindow)

@@ -12,9 +12,12 @@ from django.contrib import admin
 from django.contrib.admin import helpers
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.template.defaultfilters import yesno
 from django.template.response import TemplateResponse
+from django.utils import formats, timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
 from core.admin import ReadOnlyAdmin, decision_action, run_service_action
 from core.audit import Actor
@@ -25,6 +28,18 @@ from games.models import Game, Round
 
 def _czk(minor: int | None) -> str:
     return "" if minor is None else Money(minor).format("cs")
+
+
+def _amount(obj: Round, minor: int | None) -> str:
+    """A round's amount as staff read it: points for a play-money round (never Kč), else Kč with two decimals."""
+    if minor is None:
+        return ""
+    return points_text(minor) if obj.play_money else _czk(minor)
+
+
+def _when(at: Any) -> str:
+    """A time as staff read it: in the back office's time zone (Prague, activated for the admin), or "-"."""
+    return formats.date_format(timezone.localtime(at), "j. n. Y H:i:s") if at else "-"
 
 
 def _pre(value: Any) -> SafeString:
@@ -216,39 +231,51 @@ class RoundAdmin(ReadOnlyAdmin):
 
     @admin.display(description="stake")
     def stake_czk(self, obj: Round) -> str:
-        return points_text(obj.stake) if obj.play_money else _czk(obj.stake)
+        return _amount(obj, obj.stake)
 
     @admin.display(description="win")
     def win_czk(self, obj: Round) -> str:
-        return points_text(obj.win) if obj.play_money else _czk(obj.win)
+        return _amount(obj, obj.win)
 
     @admin.display(description="recall (GP §11(5))")
     def recall(self, obj: Round) -> SafeString:
         data = selectors.round_staff(obj)
         rows = [
-            ("game", f"{obj.game_code} v{obj.game_version}"),
-            ("player", str(obj.player)),
-            ("status", f"{obj.status} {obj.void_reason}".strip()),
-            ("play money", obj.play_money),
-            ("started / settled / deadline", f"{obj.started_at} / {obj.settled_at} / {obj.deadline}"),
-            ("stake", _czk(obj.stake)),
-            ("win paid", _czk(obj.win)),
-            ("win of the game", _czk(obj.win_engine)),
-            ("win capped (GP §8(3))", obj.win_capped),
-            ("balance before / after", f"{_czk(obj.balance_before)} / {_czk(obj.balance_after)}"),
-            ("void detail", obj.void_detail),
-            ("declared void at (GP §3(6))", obj.voided_at or ""),
+            (gettext("game"), f"{obj.game_code} v{obj.game_version}"),
+            (gettext("player"), obj.player.staff_label),
+            (gettext("status"), f"{obj.get_status_display()} {obj.void_reason}".strip()),
+            (gettext("play money"), yesno(obj.play_money)),
+            (
+                gettext("started / settled / deadline"),
+                " / ".join(_when(t) for t in (obj.started_at, obj.settled_at, obj.deadline)),
+            ),
+            (gettext("stake"), _amount(obj, obj.stake)),
+            (gettext("win paid"), _amount(obj, obj.win)),
+            (gettext("win of the game"), _amount(obj, obj.win_engine)),
+            (gettext("win capped (GP §8(3))"), yesno(obj.win_capped)),
+            (
+                gettext("balance before / after"),
+                f"{_amount(obj, obj.balance_before)} / {_amount(obj, obj.balance_after)}",
+            ),
+            (gettext("void detail"), obj.void_detail),
+            (gettext("declared void at (GP §3(6))"), _when(obj.voided_at)),
         ]
         table = format_html("<table>{}</table>", format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", rows))
+        # the bet, the steps, the actions, the draws and the state are the stored record, shown as stored
         return format_html(
-            "{}<h4>Bet</h4>{}<h4>Steps</h4>{}<h4>Actions</h4>{}<h4>Jackpot events</h4>{}<h4>Draws</h4>{}"
-            "<h4>Final state</h4>{}",
+            "{}<h4>{}</h4>{}<h4>{}</h4>{}<h4>{}</h4>{}<h4>{}</h4>{}<h4>{}</h4>{}<h4>{}</h4>{}",
             table,
+            gettext("Bet"),
             _pre(data["bet"]),
+            gettext("Steps"),
             _pre(data["steps"]),
+            gettext("Actions"),
             _pre(data["actions"]),
+            gettext("Jackpot events"),
             _pre(data["jackpot_events"]),
+            gettext("Draws"),
             _pre(data["draws"]),
+            gettext("Final state"),
             _pre(data["state"]),
         )
 

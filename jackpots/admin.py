@@ -121,6 +121,11 @@ def _set_status(status: str) -> Callable[[Jackpot, Actor], Jackpot]:
     return service
 
 
+def _short(label: Any) -> str:
+    """A choice's label without its explanation in parentheses ("running (configuration frozen)" → "running")."""
+    return str(label).split(" (")[0]
+
+
 @admin.register(Jackpot)
 class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
     list_display = (
@@ -187,18 +192,19 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
     def started(self, obj: Jackpot) -> str:
         return prague(obj.started_at)
 
-    # the codes in the list (the long labels are in the filters and on the page)
+    # the list shows the short labels (without the parenthesis; the long ones are in the filters and on the page),
+    # in the staff member's language, never the stored codes
     @admin.display(description="family", ordering="family")
     def family_code(self, obj: Jackpot) -> str:
-        return obj.family
+        return _short(obj.get_family_display())
 
     @admin.display(description="status", ordering="status")
     def status_code(self, obj: Jackpot) -> str:
-        return obj.status
+        return _short(obj.get_status_display())
 
     @admin.display(description="trigger", ordering="trigger")
     def trigger_code(self, obj: Jackpot) -> str:
-        return obj.trigger
+        return _short(obj.get_trigger_display())
 
     # the page: a draft is a form, a running or suspended level is read-only -----------------------------------
     def has_change_permission(self, request: HttpRequest, obj: Jackpot | None = None) -> bool:

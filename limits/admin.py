@@ -8,6 +8,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext
 
 from core import clock
 from core.admin import ReadOnlyAdmin, decision_action
@@ -61,7 +62,7 @@ class SelfLimitAdmin(ReadOnlyAdmin):
 
     @admin.display(description="value")
     def shown_value(self, obj: SelfLimit) -> str:
-        return limit_value_text(obj.limit_type, obj.value)
+        return staff_limit_value_text(obj.limit_type, obj.value)
 
     @admin.display(description="pending value")
     def shown_pending(self, obj: SelfLimit) -> str:
@@ -101,8 +102,13 @@ def change_value_text(change: SelfLimitChange, value: int | None, *, old: bool) 
     if old and change.action in (SelfLimitChange.Action.SET, SelfLimitChange.Action.DECLINED):
         return "-"
     if not old and change.action == SelfLimitChange.Action.DECLINED:
-        return "declined"
-    return limit_value_text(change.limit_type, value)
+        return gettext("declined")
+    return staff_limit_value_text(change.limit_type, value)
+
+
+def staff_limit_value_text(limit_type: str, value: int | None) -> str:
+    """A limit's value as staff read it (``limits.rules.limit_value_text``), "no limit" in their language."""
+    return gettext("no limit") if value is None else limit_value_text(limit_type, value)
 
 
 def _czk(field: str, label: str) -> Any:
@@ -180,7 +186,7 @@ class PanicReportAdmin(ReadOnlyAdmin):
 
     @admin.display(description="player")
     def player(self, obj: PanicReport) -> str:
-        return str(obj.panic.player)
+        return obj.panic.player.staff_label
 
     @admin.display(description="what is sent")
     def sent(self, obj: PanicReport) -> str:

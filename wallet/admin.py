@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from core import clock
 from core.admin import (
@@ -171,7 +171,7 @@ class WalletAdmin(ReadOnlyAdmin):
 
     def statement_view(self, request: HttpRequest, pk: int) -> HttpResponse:
         wallet = get_object_or_404(Wallet, pk=pk)
-        lines = selectors.statement(wallet.player)[-500:]
+        lines = [staff_statement_line(line) for line in selectors.statement(wallet.player)[-500:]]
         if not may_see_identifiers(request.user):  # a posting's memo may name an account (a refused deposit)
             lines = [dataclasses.replace(line, description=mask_accounts_in(line.description)) for line in lines]
         title = gettext("Statement of {player}").format(player=wallet.player.staff_label)
@@ -181,10 +181,48 @@ class WalletAdmin(ReadOnlyAdmin):
             "wallet": wallet,
             "lines": lines,
             "overview": selectors.wallet_overview(wallet.player),
-            "totals": selectors.statement_totals(wallet.player),
+            "totals": {
+                str(_label(STATEMENT_CATEGORIES, k)): v for k, v in selectors.statement_totals(wallet.player).items()
+            },
             "opts": self.model._meta,
         }
         return TemplateResponse(request, "admin/wallet/statement.html", ctx)
+
+
+#: the statement's categories (``selectors.CATEGORY``) and the player's ledger accounts (``selectors.ACCOUNT_LABEL``),
+#: the codes the statement carries (the players' API returns them as codes), as staff read them
+STATEMENT_CATEGORIES = {
+    "deposit": pgettext_lazy("statement category", "deposit"),
+    "withdrawal": pgettext_lazy("statement category", "withdrawal"),
+    "stake": pgettext_lazy("statement category", "stake"),
+    "win": pgettext_lazy("statement category", "win"),
+    "refund": pgettext_lazy("statement category", "refund"),
+    "fee": pgettext_lazy("statement category", "fee"),
+    "correction": pgettext_lazy("statement category", "correction"),
+    "transfer": pgettext_lazy("statement category", "transfer"),
+    "other": pgettext_lazy("statement category", "other"),
+}
+STATEMENT_ACCOUNTS = {
+    "temporary": pgettext_lazy("player's ledger account", "temporary account"),
+    "player": pgettext_lazy("player's ledger account", "player account"),
+    "held": pgettext_lazy("player's ledger account", "held"),
+}
+
+
+def _label(labels: dict[str, Any], code: str) -> Any:
+    return labels.get(code, code)
+
+
+def staff_statement_line(line: selectors.StatementLine) -> selectors.StatementLine:
+    """A statement line as staff read it: its category, the transaction's kind and the ledger account by their
+    labels in the staff member's language (the line itself carries codes; the memo stays as stored)."""
+    kinds = dict(LedgerTransaction._meta.get_field("kind").flatchoices)
+    return dataclasses.replace(
+        line,
+        category=str(_label(STATEMENT_CATEGORIES, line.category)),
+        kind=str(kinds.get(line.kind, line.kind)),
+        account=str(_label(STATEMENT_ACCOUNTS, line.account)),
+    )
 
 
 # Payment methods -------------------------------------------------------------------------------------------

@@ -105,7 +105,7 @@ def test_the_admin_shows_games_and_a_read_only_round_recall_and_disables_a_game(
     page = client.get(f"/admin/games/round/{rid}/change/")
     assert page.status_code == 200
     html = page.content.decode()
-    assert "Steps" in html and "&quot;outcome&quot;: &quot;match&quot;" in html
+    assert "Kroky" in html and "&quot;outcome&quot;: &quot;match&quot;" in html
     row = Game.objects.get(code="european_roulette", current=True)
     r = client.post("/admin/games/game/", {"action": "disable_games", "_selected_action": [row.pk]})
     assert r.status_code == 302
