@@ -6,7 +6,7 @@ from __future__ import annotations
 import select
 import time
 from collections.abc import Iterator
-from typing import cast
+from typing import Any, cast
 
 import psycopg2  # type: ignore[import-untyped]  # no stubs installed
 import pytest
@@ -95,7 +95,7 @@ def test_every_enumeration_of_the_models_is_adapted_by_its_exact_type_and_sent_a
     connection.close()
     connection.ensure_connection()  # a new connection registers them
     assert apps.ready
-    enums = {c for c in _subclasses(Choices) if issubclass(c, (str, int))}
+    enums: set[Any] = {c for c in _subclasses(Choices) if issubclass(c, (str, int))}
     assert len(enums) > 50  # the models' choices: accounts alone declares 26
     quote = psycopg2.extensions.ISQLQuote
     assert [c for c in enums if (c, quote) not in psycopg2.extensions.adapters] == []
@@ -110,6 +110,7 @@ def test_every_enumeration_of_the_models_is_adapted_by_its_exact_type_and_sent_a
 
 def _subclasses(cls: type) -> set[type]:
     out: set[type] = set()
+    sub: type
     for sub in cls.__subclasses__():
         out |= {sub, *_subclasses(sub)}
     return out
