@@ -175,6 +175,10 @@ STAFF_ACTION_PERMISSIONS: dict[str, str] = {
 class PlayerAdmin(ReadOnlyAdmin):
     """A read-only page: every change is a staff action calling a service."""
 
+    def staff_title(self, obj: Any) -> str:
+        """The player's page (``backoffice.admin``) names the player by their username, its status shown on it."""
+        return str(obj.user.username)
+
     list_display = (
         "username",
         "status",
@@ -194,7 +198,6 @@ class PlayerAdmin(ReadOnlyAdmin):
     )
     list_select_related = ("user",)
     inlines = [PersonalDataInline, ConsentInline, IdentityVerificationInline, RegisterCheckInline, MessageInline]
-    change_form_template = "admin/accounts/player/change_form.html"
     change_list_template = "admin/accounts/player/change_list.html"
     readonly_fields = [f.name for f in Player._meta.fields] + ["history"]
     masked_search_fields = ("personal__birth_number",)
@@ -329,7 +332,12 @@ class PlayerAdmin(ReadOnlyAdmin):
                     staff_user=_staff_user(request),
                     branch_identification=ident,
                 )
-                self.message_user(request, f"Registered {player.user.username} ({player.status}).", messages.SUCCESS)
+                self.message_user(
+                    request,
+                    gettext("Registered %(username)s (%(status)s).")
+                    % {"username": player.user.username, "status": player.get_status_display()},
+                    messages.SUCCESS,
+                )
                 return redirect(reverse("admin:accounts_player_change", args=[player.pk]))
             except DomainError as exc:
                 error = domain_error_text(exc)
@@ -392,7 +400,7 @@ class DuplicateCaseAdmin(ReadOnlyAdmin):
                     note=form.cleaned_data["note"],
                     actor=Actor.staff(request.user),
                 )
-                self.message_user(request, "Case resolved.", messages.SUCCESS)
+                self.message_user(request, gettext("Case resolved."), messages.SUCCESS)
                 return redirect(reverse("admin:accounts_duplicatecase_change", args=[pk]))
             except DomainError as exc:
                 error = domain_error_text(exc)
@@ -447,7 +455,7 @@ class CorrectionRequestAdmin(ReadOnlyAdmin):
                     services.correction_approve(request=req, actor=actor, note=form.cleaned_data["note"])
                 else:
                     services.correction_reject(request=req, actor=actor, note=form.cleaned_data["note"])
-                self.message_user(request, "Decided.", messages.SUCCESS)
+                self.message_user(request, gettext("Decided."), messages.SUCCESS)
                 return redirect(reverse("admin:accounts_correctionrequest_change", args=[pk]))
             except DomainError as exc:
                 error = domain_error_text(exc)
@@ -462,7 +470,7 @@ class CorrectionRequestAdmin(ReadOnlyAdmin):
 
 
 @admin.register(BarredPerson)
-class BarredPersonAdmin(admin.ModelAdmin):
+class BarredPersonAdmin(PlatformAdminMixin, admin.ModelAdmin):
     list_display = ("surname", "given_names", "date_of_birth", "role", "active")
     list_filter = ("role", "active")
     exclude = ("name_dob_key", "created_at")
@@ -548,8 +556,13 @@ class AisgBatchAdmin(ReadOnlyAdmin):
 
 
 @admin.register(User)
-class UserAdmin(admin.ModelAdmin):
+class UserAdmin(PlatformAdminMixin, admin.ModelAdmin):
     list_display = ("username", "is_staff", "is_active", "must_change_password", "last_login")
+
+    def staff_title(self, obj: Any) -> str:
+        """An account is named by its username (a name, the same in every language)."""
+        return str(obj.username)
+
     list_filter = ("is_staff", "is_active")
     search_fields = ("username", "email")
     fields = (
@@ -613,7 +626,11 @@ class DeliveryAdmin(ReadOnlyAdmin):
             for d in queryset.filter(channel=Delivery.Channel.EMAIL).exclude(status=Delivery.Status.SENT)
             if services.message_email_send(delivery_id=d.pk)
         )
-        self.message_user(request, f"E-mails sent: {sent}", messages.SUCCESS if sent else messages.WARNING)
+        self.message_user(
+            request,
+            ngettext("%(n)s e-mail sent.", "%(n)s e-mails sent.", sent) % {"n": sent},
+            messages.SUCCESS if sent else messages.WARNING,
+        )
 
 
 # The game plan and terms (GP §3(5), §8(1)) ----------------------------------------------------------------------------
@@ -645,7 +662,9 @@ class TermsVersionAdmin(ReadOnlyAdmin):
                     **form.cleaned_data, actor=Actor.staff(request.user), published_by=_staff_user(request)
                 )
                 self.message_user(
-                    request, f"Published {version}; players are told before it applies.", messages.SUCCESS
+                    request,
+                    gettext("Published %(version)s; players are told before it applies.") % {"version": version},
+                    messages.SUCCESS,
                 )
                 return redirect(reverse("admin:accounts_termsversion_change", args=[version.pk]))
             except DomainError as exc:
@@ -673,14 +692,14 @@ class TermsAcceptanceAdmin(ReadOnlyAdmin):
 
 # Sandbox data of the adapters: staff (and tests) fill these in development and demo.
 @admin.register(SandboxPopulationRecord)
-class SandboxPopulationRecordAdmin(admin.ModelAdmin):
+class SandboxPopulationRecordAdmin(PlatformAdminMixin, admin.ModelAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("surname", "given_names", "date_of_birth", "birth_number", "resident_in_cz", "simulate_unavailable")
     search_fields = ("surname", "birth_number")
 
 
 @admin.register(SandboxExclusionEntry)
-class SandboxExclusionEntryAdmin(admin.ModelAdmin):
+class SandboxExclusionEntryAdmin(PlatformAdminMixin, admin.ModelAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("surname", "given_names", "date_of_birth", "birth_number", "outcome", "listed_until", "source")
     list_filter = ("outcome", "source")
@@ -695,7 +714,7 @@ class SandboxExclusionEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(SandboxSms)
-class SandboxSmsAdmin(admin.ModelAdmin):
+class SandboxSmsAdmin(PlatformAdminMixin, admin.ModelAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("sent_at", "to", "purpose", "text")
     readonly_fields = ("sent_at", "to", "purpose", "text")

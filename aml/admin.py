@@ -239,7 +239,7 @@ class IdentificationCheckAdmin(DecisionAdmin):
 
     def decide(self, obj: IdentificationCheck, data: dict[str, Any], actor: Actor) -> str:
         services.identification_review(check=obj, approve=data["approve"], note=data["note"], actor=actor)
-        return "Identification approved." if data["approve"] else "Identification rejected."
+        return gettext("Identification approved.") if data["approve"] else gettext("Identification rejected.")
 
     def get_urls(self) -> list[URLPattern]:
         return [
@@ -348,7 +348,8 @@ class ComplianceCaseAdmin(DecisionAdmin):
 
     def decide(self, obj: ComplianceCase, data: dict[str, Any], actor: Actor) -> str:
         services.case_decide(case=obj, decision=data["decision"], note=data["note"], actor=actor)
-        return f"Case {data['decision']}."
+        obj.refresh_from_db(fields=["status"])
+        return gettext("Case decided: %(status)s.") % {"status": obj.get_status_display()}
 
     @admin.display(description="hold a win (GP §10(3))")
     def hold_link(self, obj: ComplianceCase) -> str:
@@ -373,7 +374,7 @@ class ComplianceCaseAdmin(DecisionAdmin):
         if request.method == "POST" and form.is_valid():
             try:
                 services.case_hold_place(case=case, actor=Actor.staff(request.user), **form.cleaned_data)
-                self.message_user(request, "Win held.", messages.SUCCESS)
+                self.message_user(request, gettext("Win held."), messages.SUCCESS)
                 return redirect(change)
             except DomainError as exc:
                 error = domain_error_text(exc)
@@ -404,7 +405,7 @@ class SourceOfFundsDeclarationAdmin(DecisionAdmin):
 
     def decide(self, obj: SourceOfFundsDeclaration, data: dict[str, Any], actor: Actor) -> str:
         services.sof_review(declaration=obj, accept=data["accept"], note=data["note"], actor=actor)
-        return "Declaration accepted." if data["accept"] else "Declaration rejected."
+        return gettext("Declaration accepted.") if data["accept"] else gettext("Declaration rejected.")
 
 
 @admin.register(SourceOfFundsRequirement)
@@ -462,7 +463,7 @@ class AmlProfileAdmin(ReadOnlyAdmin):
                 run = services.screening_run(player=profile.player, actor=actor, trigger="staff")
                 done.append(f"{profile.player_id}: {run.result}")
             except DomainError as exc:
-                self.message_user(request, f"{profile}: {domain_error_text(exc)}", messages.ERROR)
+                self.message_user(request, f"{profile.player.staff_label}: {domain_error_text(exc)}", messages.ERROR)
         if done:
             self.message_user(request, format_html_join(", ", "{}", ((d,) for d in done)), messages.SUCCESS)
 
@@ -551,12 +552,15 @@ class ScreeningListVersionAdmin(ReadOnlyAdmin):
                 if created:
                     self.message_user(
                         request,
-                        f"Imported {version}; every live player is screened again in the background.",
+                        gettext("Imported %(version)s; every live player is screened again in the background.")
+                        % {"version": version},
                         messages.SUCCESS,
                     )
                 else:
                     self.message_user(
-                        request, f"This file was imported before ({version}); nothing changed.", messages.WARNING
+                        request,
+                        gettext("This file was imported before (%(version)s); nothing changed.") % {"version": version},
+                        messages.WARNING,
                     )
                 return redirect(reverse("admin:aml_screeninglistversion_change", args=[version.pk]))
             except DomainError as exc:

@@ -260,7 +260,9 @@ class AuditSearchForm(forms.Form):
     def _day(self, name: str) -> Any:
         day = self.cleaned_data.get(name)
         if day is not None and not clock.day_in_range(day):
-            raise forms.ValidationError(f"a day from {clock.EARLIEST_DAY} to a year after today")
+            raise forms.ValidationError(
+                gettext("a day from %(earliest)s to a year after today") % {"earliest": clock.EARLIEST_DAY}
+            )
         return day
 
     def clean_since(self) -> Any:

@@ -23,7 +23,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.html import format_html
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 from accounts.models import Player, User
 from complaints import selectors, services, texts
@@ -80,7 +80,7 @@ class MoneyFormField(forms.CharField):
         try:
             return Money.parse(value)
         except MoneyError:
-            raise forms.ValidationError("Enter an amount like 150,00 Kč / 150.00")
+            raise forms.ValidationError(gettext("Enter an amount like 150,00 Kč / 150.00"))
 
 
 class IdListField(forms.CharField):
@@ -124,7 +124,7 @@ class FileComplaintForm(forms.Form):
     def clean_username(self) -> Player:
         player = Player.objects.select_related("user").filter(user__username=self.cleaned_data["username"]).first()
         if player is None:
-            raise forms.ValidationError("No player with this username.")
+            raise forms.ValidationError(gettext("No player with this username."))
         return player
 
 
@@ -179,6 +179,17 @@ class OverdueFilter(admin.SimpleListFilter):
         return queryset
 
 
+#: what staff read after a workflow step posted from the case page
+STEP_DONE = {
+    "assign": gettext_lazy("assigned."),
+    "assign_me": gettext_lazy("assigned to you."),
+    "investigate": gettext_lazy("under investigation."),
+    "note": gettext_lazy("note added."),
+    "request_info": gettext_lazy("the player was asked for information."),
+    "resolve": gettext_lazy("resolved."),
+}
+
+
 def _cleaned(form: forms.Form) -> dict[str, Any]:
     if not form.is_valid():
         raise forms.ValidationError(form.errors.as_text())
@@ -205,7 +216,6 @@ class ComplaintAdmin(ReadOnlyAdmin):
     date_hierarchy = "received_at"
     list_select_related = ("player__user", "assignee")
     actions = ["assign_to_me"]
-    change_form_template = "admin/complaints/complaint/change_form.html"
     change_list_template = "admin/complaints/complaint/change_list.html"
     readonly_fields = [f.name for f in Complaint._meta.fields]
 
@@ -292,7 +302,10 @@ class ComplaintAdmin(ReadOnlyAdmin):
                 form.add_error(None, f"{exc.code}: {exc.message_en} / {exc.message_cs}")
             else:
                 self.message_user(
-                    request, f"Complaint {c.reference} recorded; confirmation sent to the player.", messages.SUCCESS
+                    request,
+                    gettext("Complaint %(reference)s recorded; confirmation sent to the player.")
+                    % {"reference": c.reference},
+                    messages.SUCCESS,
                 )
                 return HttpResponseRedirect(reverse("admin:complaints_complaint_change", args=[c.pk]))
         context = {
@@ -309,7 +322,7 @@ class ComplaintAdmin(ReadOnlyAdmin):
         try:
             report = selectors.complaints_report(request.GET.get("month"))
         except DomainError as exc:
-            self.message_user(request, exc.message_en, messages.ERROR)
+            self.message_user(request, domain_error_text(exc), messages.ERROR)
             report = selectors.complaints_report(None)
         lang = "cs" if translation.get_language() == "cs" else "en"  # the staff member's language
         context = {
@@ -426,7 +439,7 @@ class ComplaintAdmin(ReadOnlyAdmin):
         except forms.ValidationError as exc:
             self.message_user(request, "; ".join(exc.messages), messages.ERROR)
             return back
-        self.message_user(request, f"{c.reference}: {action.replace('_', ' ')} done.", messages.SUCCESS)
+        self.message_user(request, f"{c.reference}: {STEP_DONE[action]}", messages.SUCCESS)
         return back
 
     def change_view(self, request, object_id, form_url="", extra_context=None):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.contrib.admin.utils import unquote
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
 from django.db import models
 from django.db.models import QuerySet
@@ -17,7 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
-from django.utils.text import format_lazy
+from django.utils.text import capfirst, format_lazy
 from django.utils.translation import gettext, gettext_lazy
 
 from core import clock
@@ -212,6 +213,54 @@ class PlatformAdminMixin(_AdminBase):
     #: free codes a service writes (no choices on the field), each field's codes → their labels (``code_column``)
     code_labels: Mapping[str, Mapping[str, Any]] = {}
     model: type[models.Model]
+
+    object_history_template = "admin/platform/object_history.html"
+
+    @property
+    def change_form_template(self) -> str | list[str]:  # type: ignore[override]
+        """Django's own lookup of a model's or an app's change form, then the platform's, which names the record by
+        ``staff_title`` in the breadcrumb (an admin naming its own template extends the platform's)."""
+        opts = self.model._meta
+        return [
+            f"admin/{opts.app_label}/{opts.model_name}/change_form.html",
+            f"admin/{opts.app_label}/change_form.html",
+            "admin/platform/change_form.html",
+        ]
+
+    def staff_title(self, obj: Any) -> str:
+        """The record as its page's title and breadcrumb name it, in the staff member's language: the model's
+        ``staff_label`` where it has one (a player: "jana (aktivní)"), else the model's name and the record's
+        number ("Kolo 812"). The model's ``str()`` stays English and language-independent on purpose (Django's
+        admin history and the logs store it), so a staff page never shows it; an admin may name its records
+        better by overriding this."""
+        label = getattr(obj, "staff_label", None)
+        if isinstance(label, str) and label:
+            return label
+        return f"{capfirst(str(obj._meta.verbose_name))} {obj.pk}"
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Any = None,
+    ) -> Any:
+        """A record's page is titled by ``staff_title`` (``subtitle``: the browser's title and the heading) and its
+        breadcrumb ends with it (``core/templates/admin/platform/change_form.html``, which every platform change
+        form extends)."""
+        if obj is not None:
+            context["subtitle"] = self.staff_title(obj)
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def history_view(self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None) -> Any:
+        """The history page titled by ``staff_title`` too (Django composes it from ``str()``)."""
+        obj = self.get_object(request, unquote(object_id))
+        if obj is not None:
+            title = gettext("Change history: %s") % self.staff_title(obj)
+            extra_context = {"title": title, "staff_title": self.staff_title(obj), **(extra_context or {})}
+        return super().history_view(request, object_id, extra_context)
 
     def _masking(self, request: HttpRequest) -> bool:
         return bool(self.masked_fields or self.masked_text_fields) and not may_see_identifiers(request.user)
@@ -429,7 +478,7 @@ def run_service_action(
             service(obj, actor)
             ok += 1
         except DomainError as exc:
-            modeladmin.message_user(request, f"{obj}: {domain_error_text(exc)}", messages.ERROR)
+            modeladmin.message_user(request, f"{modeladmin.staff_title(obj)}: {domain_error_text(exc)}", messages.ERROR)
     if ok:
         # ``done`` is an English message id with its Czech in a catalogue (core/locale): shown in the staff's language
         modeladmin.message_user(request, f"{gettext(done)}: {ok}", messages.SUCCESS)
@@ -452,21 +501,10 @@ class AuditEventAdmin(ReadOnlyAdmin):
     search_fields = ("object_id", "actor_label", "action", "request_id")
     date_hierarchy = "occurred_at"
 
-    def render_change_form(
-        self,
-        request: HttpRequest,
-        context: dict[str, Any],
-        add: bool = False,
-        change: bool = False,
-        form_url: str = "",
-        obj: Any = None,
-    ) -> Any:
-        """The event's page is named by its Prague time, labelled (its ``__str__`` keeps UTC for logs), in the title
-        and the breadcrumb (``core/templates/admin/core/auditevent/change_form.html``)."""
-        if obj is not None:
-            at = f"{clock.local(obj.occurred_at):%Y-%m-%d %H:%M:%S}"
-            context["subtitle"] = f"{at} ({clock.PRAGUE}) {obj.actor_type}:{obj.actor_label} {obj.action}"
-        return super().render_change_form(request, context, add, change, form_url, obj)
+    def staff_title(self, obj: Any) -> str:
+        """The event named by its Prague time, labelled (its ``__str__`` keeps UTC for logs)."""
+        at = f"{clock.local(obj.occurred_at):%Y-%m-%d %H:%M:%S}"
+        return f"{at} ({clock.PRAGUE}) {obj.actor_type}:{obj.actor_label} {obj.action}"
 
 
 @admin.register(SecurityEventWindow)

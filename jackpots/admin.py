@@ -95,9 +95,9 @@ class CzkField(forms.CharField):
         try:
             money = Money.parse(text)
         except MoneyError:
-            raise forms.ValidationError("an amount in CZK, such as 1500 or 1 500,50 Kč") from None
+            raise forms.ValidationError(_("an amount in CZK, such as 1500 or 1 500,50 Kč")) from None
         if money.currency != "CZK" or money.amount < 0:
-            raise forms.ValidationError("a CZK amount, not negative")
+            raise forms.ValidationError(_("a CZK amount, not negative"))
         return money.amount
 
 
@@ -364,15 +364,21 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
         if missing:
             self.message_user(
                 request,
-                f"{obj}: saved, but it cannot start until its approval in the game plan is "
-                f"recorded (GP §13(6)): {', '.join(missing)}",
+                _(
+                    "%(jackpot)s: saved, but it cannot start until its approval in the game plan is recorded "
+                    "(GP §13(6)): %(missing)s"
+                )
+                % {"jackpot": self.staff_title(obj), "missing": ", ".join(missing)},
                 messages.WARNING,
             )
         try:
             validate_config(obj)
         except DomainError as exc:
             self.message_user(
-                request, f"{obj}: saved, but it cannot start yet: {domain_error_text(exc)}", messages.WARNING
+                request,
+                _("%(jackpot)s: saved, but it cannot start yet: %(error)s")
+                % {"jackpot": self.staff_title(obj), "error": domain_error_text(exc)},
+                messages.WARNING,
             )
 
     def changeform_view(

@@ -8,10 +8,10 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from core import clock
-from core.admin import ReadOnlyAdmin, decision_action
+from core.admin import PlatformAdminMixin, ReadOnlyAdmin, decision_action
 from core.audit import Actor
 from core.money import Money
 from limits import services
@@ -58,7 +58,11 @@ class SelfLimitAdmin(ReadOnlyAdmin):
         done = services.pending_limits_apply(
             now=clock.now(), ids=list(queryset.values_list("pk", flat=True)), actor=Actor.staff(request.user)
         )
-        self.message_user(request, f"{done} loosening(s) applied.", messages.SUCCESS)
+        self.message_user(
+            request,
+            ngettext("%(n)s loosening applied.", "%(n)s loosenings applied.", done) % {"n": done},
+            messages.SUCCESS,
+        )
 
     @admin.display(description="value")
     def shown_value(self, obj: SelfLimit) -> str:
@@ -204,7 +208,12 @@ class PanicReportAdmin(ReadOnlyAdmin):
                 report_id=pk, now=clock.now(), force=True, actor=Actor.staff(request.user)
             )
             acknowledged += int(bool(report and report.status == PanicReport.Status.ACKNOWLEDGED))
-        self.message_user(request, f"{acknowledged} of {len(ids)} report(s) acknowledged.", messages.INFO)
+        self.message_user(
+            request,
+            ngettext("%(done)s of %(n)s report acknowledged.", "%(done)s of %(n)s reports acknowledged.", len(ids))
+            % {"done": acknowledged, "n": len(ids)},
+            messages.INFO,
+        )
 
 
 @admin.register(SelfListingRequest)
@@ -234,7 +243,12 @@ class SelfListingRequestAdmin(ReadOnlyAdmin):
                 request_id=pk, now=clock.now(), force=True, actor=Actor.staff(request.user)
             )
             sent += int(bool(req and req.status == SelfListingRequest.Status.SENT))
-        self.message_user(request, f"{sent} of {len(ids)} request(s) sent.", messages.INFO)
+        self.message_user(
+            request,
+            ngettext("%(done)s of %(n)s request sent.", "%(done)s of %(n)s requests sent.", len(ids))
+            % {"done": sent, "n": len(ids)},
+            messages.INFO,
+        )
 
 
 @admin.register(ExclusionWatch)
@@ -313,7 +327,7 @@ class ClosingSnapshotAdmin(ReadOnlyAdmin):
 # Responsible gaming (GP §13(4)): staff edit these; each save goes through an audited service. Nothing is deleted:
 # unpublish a text or contact instead (the audit trail keeps every wording).
 @admin.register(ResponsibleGamingText)
-class ResponsibleGamingTextAdmin(admin.ModelAdmin[Any]):
+class ResponsibleGamingTextAdmin(PlatformAdminMixin, admin.ModelAdmin[Any]):
     list_display = ("key", "order", "title_cs", "title_en", "published", "updated_at")
     list_filter = ("published",)
     list_editable = ("order", "published")
@@ -347,7 +361,7 @@ class HelpContactForm(forms.ModelForm[Any]):
 
 
 @admin.register(HelpContact)
-class HelpContactAdmin(admin.ModelAdmin[Any]):
+class HelpContactAdmin(PlatformAdminMixin, admin.ModelAdmin[Any]):
     form = HelpContactForm
     list_display = ("name_cs", "name_en", "phone", "email", "url", "order", "published", "updated_at")
     list_filter = ("published",)

@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.html import format_html_join
+from django.utils.translation import ngettext
 
 from core.admin import PlatformAdminMixin, ReadOnlyAdmin, decision_action, domain_error_text
 from core.audit import Actor
@@ -138,7 +139,9 @@ class ReconciliationCaseAdmin(ReadOnlyAdmin):
                 services.reconciliation_resolve(case=case, resolution=form.cleaned_data["resolution"], actor=actor)
                 done += 1
             except DomainError as exc:
-                self.message_user(request, f"{case}: {domain_error_text(exc)}", messages.ERROR)
+                self.message_user(request, f"{self.staff_title(case)}: {domain_error_text(exc)}", messages.ERROR)
         if done:
-            self.message_user(request, f"resolved: {done}", messages.SUCCESS)
+            self.message_user(
+                request, ngettext("%(n)s case resolved.", "%(n)s cases resolved.", done) % {"n": done}, messages.SUCCESS
+            )
         return None

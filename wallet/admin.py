@@ -506,9 +506,9 @@ class AmountFormField(forms.CharField):
         try:
             money = Money.parse(text)
         except MoneyError:
-            raise forms.ValidationError("an amount such as 1500 or 1 500,50 Kč")
+            raise forms.ValidationError(gettext("an amount such as 1500 or 1 500,50 Kč"))
         if money.amount <= 0 or money.currency != "CZK":
-            raise forms.ValidationError("a positive CZK amount")
+            raise forms.ValidationError(gettext("a positive CZK amount"))
         return money
 
 
