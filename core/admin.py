@@ -478,7 +478,9 @@ def run_service_action(
             service(obj, actor)
             ok += 1
         except DomainError as exc:
-            modeladmin.message_user(request, f"{modeladmin.staff_title(obj)}: {domain_error_text(exc)}", messages.ERROR)
+            modeladmin.message_user(
+                request, f"{getattr(modeladmin, 'staff_title', str)(obj)}: {domain_error_text(exc)}", messages.ERROR
+            )
     if ok:
         # ``done`` is an English message id with its Czech in a catalogue (core/locale): shown in the staff's language
         modeladmin.message_user(request, f"{gettext(done)}: {ok}", messages.SUCCESS)
