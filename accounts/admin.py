@@ -518,6 +518,14 @@ REGISTER_CONTEXTS = {
     "staff": _("asked by staff"),
     "personal_data": _("personal data changed"),
 }
+#: why a person is reviewed by hand (``RegisterReview.reason``: the AISG answer's element, ``accounts.aisg.client``
+#: ``decide``), as staff read them; an outage's reason (the failure's own words) is shown as stored
+REGISTER_REVIEW_REASONS = {
+    "Plnoleta=NE": _("under 18 by the register"),
+    "NalezenaROB=NENALEZENA": _("not found in the population register"),
+    "NalezenaROB=MRTVA": _("dead according to the population register"),
+    "NalezenaROB=DUPLICITA": _("more than one person in the population register"),
+}
 
 
 @admin.register(RegisterCheck)
@@ -537,7 +545,7 @@ class RegisterReviewAdmin(ReadOnlyAdmin):
     list_display = ("last_at", "kind", "player", "context", "reason", "occurrences", "resolved_at")
     list_filter = ("kind", "context", ("resolved_at", admin.EmptyFieldListFilter))
     search_fields = ("player__user__username", "reason")
-    code_labels = {"context": REGISTER_CONTEXTS}
+    code_labels = {"context": REGISTER_CONTEXTS, "reason": REGISTER_REVIEW_REASONS}
     actions = ["resolve"]
 
     @decision_action("accounts.check_exclusion", description="Mark the selected cases resolved")

@@ -316,7 +316,7 @@ class RegisterReview(models.Model):
       failed closed and retries; one open row per player and context counts the repeats."""
 
     class Kind(models.TextChoices):
-        MANUAL_REVIEW = "manual_review", "manual review (person not identified)"
+        MANUAL_REVIEW = "manual_review", "manual review of the person"
         OUTAGE = "outage", "no answer: failed closed"
 
     kind = models.CharField(max_length=20, choices=Kind.choices)
