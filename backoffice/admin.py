@@ -29,6 +29,7 @@ from backoffice.search import search
 from core import clock
 from core.admin import AuditEventAdmin, decision_path, domain_error_text
 from core.audit import Actor
+from core.audit_actions import action_label
 from core.errors import DomainError
 from core.masking import mask
 from core.models import AuditEvent
@@ -375,6 +376,7 @@ class AuditSearchAdmin(AuditEventAdmin):
                 "type": e.actor_type,
                 "role": e.actor_role,
                 "action": e.action,
+                "action_label": action_label(e.action),
                 "object": f"{e.object_type} {e.object_id}".strip(),
                 "url": reverse("admin:core_auditevent_change", args=[e.pk]),
                 "changes": readable_changes(e.old_values, e.new_values),

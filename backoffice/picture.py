@@ -27,6 +27,7 @@ from aml.admin import AML_TRIGGERS
 from complaints import selectors as complaints_selectors
 from core import clock
 from core.admin import code_label, may_see_identifiers
+from core.audit_actions import action_label
 from core.masking import mask, mask_accounts_in
 from core.money import Money, points_text
 from core.selectors import readable_changes
@@ -175,6 +176,7 @@ def _state(player: Player, user: Any, unmasked: bool) -> Section:
                 {
                     "at": e.occurred_at,
                     "action": e.action,
+                    "action_label": action_label(e.action),
                     "who": f"{e.actor_type}:{e.actor_label}",
                     "role": e.actor_role,
                     "changes": readable_changes(e.old_values, e.new_values),
@@ -567,6 +569,7 @@ def _audit(player: Player, user: Any, unmasked: bool) -> Section:
                     "who": f"{e.actor_type}:{e.actor_label}",
                     "role": e.actor_role,
                     "action": e.action,
+                    "action_label": action_label(e.action),
                     "object": f"{e.object_type} {e.object_id}".strip(),
                     "changes": readable_changes(e.old_values, e.new_values),
                 }

@@ -38,6 +38,7 @@ from core.admin import (
     run_service_action,
 )
 from core.audit import Actor
+from core.audit_actions import action_label
 from core.errors import DomainError
 from core.models import AuditEvent
 from core.money import Money, MoneyError
@@ -466,6 +467,7 @@ class ComplaintAdmin(ReadOnlyAdmin):
                             "who": f"{e.actor_type}:{e.actor_label}",
                             "role": e.actor_role,
                             "action": e.action,
+                            "action_label": action_label(e.action),
                             "changes": readable_changes(e.old_values, e.new_values),
                         }
                         for e in AuditEvent.objects.filter(

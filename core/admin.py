@@ -24,6 +24,7 @@ from django.utils.translation import gettext, gettext_lazy
 from core import clock
 from core.admin_money import money_column, money_fields
 from core.audit import Actor, mark_permission_in_use
+from core.audit_actions import action_label
 from core.db_router import replica
 from core.errors import DomainError
 from core.masking import mask, mask_accounts_in
@@ -494,7 +495,7 @@ class AuditEventAdmin(ReadOnlyAdmin):
         "actor_type",
         "actor_label",
         "actor_role",
-        "action",
+        "action_shown",
         "object_type",
         "object_id",
         "request_id",
@@ -503,10 +504,16 @@ class AuditEventAdmin(ReadOnlyAdmin):
     search_fields = ("object_id", "actor_label", "action", "request_id")
     date_hierarchy = "occurred_at"
 
+    @admin.display(description=gettext_lazy("action"), ordering="action")
+    def action_shown(self, obj: AuditEvent) -> Any:
+        """The action's label in the staff member's language, its code beside it (what the search and the filter
+        take)."""
+        return format_html('{} <code class="action-code">{}</code>', action_label(obj.action), obj.action)
+
     def staff_title(self, obj: Any) -> str:
         """The event named by its Prague time, labelled (its ``__str__`` keeps UTC for logs)."""
         at = f"{clock.local(obj.occurred_at):%Y-%m-%d %H:%M:%S}"
-        return f"{at} ({clock.PRAGUE}) {obj.actor_type}:{obj.actor_label} {obj.action}"
+        return f"{at} ({clock.PRAGUE}) {obj.actor_type}:{obj.actor_label} {action_label(obj.action)}"
 
 
 @admin.register(SecurityEventWindow)
