@@ -30,7 +30,7 @@ def _codes(node: ast.AST) -> tuple[set[str], set[str]]:
         a, b = _codes(node.body), _codes(node.orelse)
         return a[0] | b[0], a[1] | b[1]
     if isinstance(node, ast.JoinedStr):
-        parts = [re.escape(v.value) if isinstance(v, ast.Constant) else "[a-z_]+" for v in node.values]
+        parts = [re.escape(str(v.value)) if isinstance(v, ast.Constant) else "[a-z_]+" for v in node.values]
         pattern = "".join(parts)
         first = node.values[0]
         dotted = isinstance(first, ast.Constant) and re.match(r"[a-z_]+\.", str(first.value))
@@ -39,8 +39,8 @@ def _codes(node: ast.AST) -> tuple[set[str], set[str]]:
         right = node.right
         tails = _codes(right)[0] if not isinstance(right, ast.IfExp) else set()
         if isinstance(right, ast.IfExp):
-            tails = {v.value for v in (right.body, right.orelse) if isinstance(v, ast.Constant)}
-        return {f"{node.left.value}{t}" for t in tails}, set()
+            tails = {str(v.value) for v in (right.body, right.orelse) if isinstance(v, ast.Constant)}
+        return {f"{node.left.value!s}{t}" for t in tails}, set()
     return set(), set()
 
 
