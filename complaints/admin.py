@@ -300,7 +300,7 @@ class ComplaintAdmin(ReadOnlyAdmin):
                     actor=Actor.staff(request.user),
                 )
             except DomainError as exc:
-                form.add_error(None, f"{exc.code}: {exc.message_en} / {exc.message_cs}")
+                form.add_error(None, domain_error_text(exc))
             else:
                 self.message_user(
                     request,

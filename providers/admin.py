@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.html import format_html_join
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, ngettext
 
 from core.admin import PlatformAdminMixin, ReadOnlyAdmin, decision_action, domain_error_text
 from core.audit import Actor
@@ -50,7 +50,7 @@ class ProviderForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if self.instance.pk is None and not data.get("new_secret"):
-            self.add_error("new_secret", "a new provider needs a secret")
+            self.add_error("new_secret", gettext("a new provider needs a secret"))
         return data
 
 

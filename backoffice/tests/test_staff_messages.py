@@ -1,5 +1,5 @@
 """Every message staff read that the back office composes in Python is translated: the text of each
-``message_user`` call, each form ``ValidationError`` and each result an admin's ``decide``/``_run`` step returns
+``message_user`` call, each form ``ValidationError`` and ``add_error`` and each result an admin's ``decide``/``_run`` step returns
 (shown as its message) in the admins and the back office is a ``gettext``/``ngettext`` call (counted texts through
 ``ngettext``), never English words written in the code ("N loosening(s) applied."). What such a message carries
 beside its text (a reference, a count, a player's staff label, a refusal's ``domain_error_text``) is data; only
@@ -59,6 +59,8 @@ def messages_in(source: str) -> list[tuple[int, ast.AST]]:
             found.append((node.lineno, node.args[1]))
         elif isinstance(node, ast.Call) and _name(node) == "ValidationError" and node.args:
             found.append((node.lineno, node.args[0]))
+        elif isinstance(node, ast.Call) and _name(node) == "add_error" and len(node.args) >= 2:
+            found.append((node.lineno, node.args[1]))
         elif isinstance(node, ast.FunctionDef) and node.name in RETURNING_MESSAGES:
             found += [(r.lineno, r.value) for r in ast.walk(node) if isinstance(r, ast.Return) and r.value]
     return found
