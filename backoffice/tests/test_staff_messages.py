@@ -2,8 +2,9 @@
 ``message_user`` call, each form ``ValidationError`` and ``add_error``, and each result an admin's
 ``decide``/``_run`` step returns (shown as its message) in the admins and the back office is a
 ``gettext``/``ngettext`` call (counted texts through ``ngettext``), never English words written in the code
-("N loosening(s) applied."). What such a message carries beside its text (a reference, a count, a player's staff label, a refusal's ``domain_error_text``) is data; only
-English words written outside a translation call fail here. A source scan, so a new message fails on its own."""
+("N loosening(s) applied."). What such a message carries beside its text (a reference, a count, a player's
+staff label, a refusal's ``domain_error_text``) is data; only English words written outside a translation call fail
+here. A source scan, so a new message fails on its own."""
 
 from __future__ import annotations
 
