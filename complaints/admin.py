@@ -415,7 +415,7 @@ class ComplaintAdmin(ReadOnlyAdmin):
             "player": c.player.user.username,
             "player_name": f"{pd.given_names} {pd.surname}".strip() if pd else "",
             "reason": c.get_reason_display(),
-            "outcome": dict(Complaint.Outcome.choices).get(d["outcome"]),
+            "outcome": dict(Complaint._meta.get_field("outcome").flatchoices).get(d["outcome"]),
             "requested": Money(c.remedy_amount_requested, c.currency) if c.remedy_amount_requested else None,
             "answer": d["answer_cs"] or d["answer_en"],
             "hidden": [(k, v) for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "confirmed")],
@@ -491,7 +491,7 @@ class ComplaintAdmin(ReadOnlyAdmin):
                     "may_credit": request.user.has_perm(REMEDY),
                     "overdue": c.is_open and clock.now() >= c.respond_by,
                     "answer_cs": texts.answer("cs", c=c)[1] if not c.is_open else "",
-                    "notice_kinds": dict(ComplaintNotice.Kind.choices),
+                    "notice_kinds": dict(ComplaintNotice._meta.get_field("kind").flatchoices),
                 }
             )
         with timezone.override(clock.PRAGUE):  # the case is read in Prague time

@@ -298,4 +298,5 @@ def test_staff_work_their_queues_and_a_players_page_in_chromium_signed_in_with_a
     remedy.submit()
     assert browser.find_element(By.ID, "confirm-amount").text.replace("\xa0", " ") == "1 000,50 Kč"
     assert "Částka se liší od částky, kterou hráč požadoval." in visible(browser)
+    assert "s výsledkem částečně oprávněná" in visible(browser)  # the outcome by its label, in Czech
     _shot(browser, "backoffice-finance-confirm-remedy-cs")
