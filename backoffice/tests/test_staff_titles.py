@@ -80,5 +80,5 @@ def test_every_record_page_is_named_in_the_staff_members_language(settings: Any,
                 seen += 1
                 if problems := named_by_str(r.content.decode(), obj, title):
                     wrong[f"{model.__name__} {view}"] = problems
-    assert seen >= 80, seen
+    assert seen >= 70, seen  # two pages each of the ~40 models the demo fills
     assert not wrong, "\n".join(f"{k}: {v}" for k, v in sorted(wrong.items()))
