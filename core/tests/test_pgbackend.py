@@ -114,3 +114,40 @@ def _subclasses(cls: type) -> set[type]:
     for sub in cls.__subclasses__():
         out |= {sub, *_subclasses(sub)}
     return out
+
+
+def test_a_utc_datetime_is_quoted_as_psycopg2_quotes_it_once_per_value_and_any_other_datetime_by_psycopg2() -> None:
+    from datetime import UTC, datetime, timedelta, timezone
+    from zoneinfo import ZoneInfo
+
+    from core.pgbackend.base import _PSYCOPG_DATETIME
+
+    connection.close()
+    connection.ensure_connection()  # a new connection registers the adapter
+    prague = ZoneInfo("Europe/Prague")
+    ambiguous = datetime(2026, 10, 25, 2, 30, tzinfo=prague)  # the hour the clocks go back: fold 0 and 1
+    values = [
+        datetime(2026, 12, 7, 5, 40, 1, 123456, tzinfo=UTC),
+        datetime(2026, 12, 7, 5, 40, 1, tzinfo=UTC),  # no microseconds: isoformat leaves them out
+        datetime(1, 1, 1, tzinfo=UTC),
+        datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+        datetime(2026, 12, 7, 6, 40, 1, 123456, tzinfo=timezone(timedelta(hours=1))),  # the first one's instant
+        ambiguous,
+        ambiguous.replace(fold=1),  # equal to the fold-0 one (same zone), an hour later as an instant
+        datetime(2026, 12, 7, 5, 40, 1),  # noqa: DTZ001  # naive: timestamp, not timestamptz
+    ]
+    with connection.cursor() as cur:
+        raw = cur.cursor
+        sent = [raw.mogrify("%s", [v]) for v in values]
+        assert sent == [_PSYCOPG_DATETIME(v).getquoted() for v in values]
+        assert len(set(sent)) == len(values)  # the +01:00 one and the fold-1 one are not given another's text
+        assert sent[0] == b"'2026-12-07T05:40:01.123456+00:00'::timestamptz"
+        assert raw.mogrify("%s", [values[0].replace()]) == sent[0]  # an equal value again: the same text
+        for v in values:
+            cur.execute("SELECT %s", [v])
+            got = cur.fetchone()[0]
+            # the instant for an aware value (Python compares an ambiguous time with another zone's as unequal)
+            assert (got.timestamp() if got.tzinfo else got) == (v.timestamp() if v.tzinfo else v), v
+    utc = values[0]
+    assert psycopg2.extensions.adapt(utc) is psycopg2.extensions.adapt(utc.replace())  # quoted once, kept
+    assert psycopg2.extensions.adapt(ambiguous) is not psycopg2.extensions.adapt(ambiguous)  # not kept
