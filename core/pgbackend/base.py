@@ -29,6 +29,13 @@ once per value and the quoted text kept (:func:`register_datetime_adapter`). psy
 18 of them, mostly the few instants of its own ``now``. The text kept is psycopg2's own quoting of the same value, so
 what is sent does not change; a datetime in any other zone (where two values equal as instants may be written with
 different offsets, or differ only in ``fold``) and a naive one go to psycopg2's adapter as before.
+
+A fourth: the cursors it hands out (``make_cursor``, and ``make_debug_cursor`` when queries are logged, as
+``CaptureQueriesContext`` does) have ``fetchone``/``fetchmany``/``fetchall``, ``rowcount`` and ``description`` as
+methods and properties of their class (:class:`FetchingCursorWrapper`). Django's wrapper finds them through
+``__getattr__``, which Python calls only after the class lookup failed with an AttributeError it formats and drops,
+and then builds a closure that wraps the errors: ~17 times a round. The methods here wrap the errors the same way
+(``wrap_database_errors``), so what a caller gets, and how an error reads, does not change.
 """
 
 from __future__ import annotations
@@ -36,9 +43,12 @@ from __future__ import annotations
 import enum
 import select
 from datetime import UTC, datetime
+from typing import Any
 
 import psycopg2  # type: ignore[import-untyped]  # no stubs installed
+from django.db.backends.postgresql.base import CursorDebugWrapper as PostgresCursorDebugWrapper
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgresDatabaseWrapper
+from django.db.backends.utils import CursorWrapper
 
 _TROUBLE = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP | select.POLLNVAL
 
@@ -86,6 +96,42 @@ def register_datetime_adapter() -> None:
     psycopg2.extensions.register_adapter(datetime, _quoted_datetime)
 
 
+class _Fetching:
+    """The fetch methods and the result attributes Django's ``CursorWrapper`` reaches through ``__getattr__``, as
+    members of the class: the same calls on the psycopg2 cursor inside the connection's ``wrap_database_errors``."""
+
+    cursor: Any
+    db: Any
+
+    def fetchone(self) -> Any:
+        with self.db.wrap_database_errors:
+            return self.cursor.fetchone()
+
+    def fetchmany(self, *args: Any, **kwargs: Any) -> Any:
+        with self.db.wrap_database_errors:
+            return self.cursor.fetchmany(*args, **kwargs)
+
+    def fetchall(self) -> Any:
+        with self.db.wrap_database_errors:
+            return self.cursor.fetchall()
+
+    @property
+    def rowcount(self) -> int:
+        return int(self.cursor.rowcount)
+
+    @property
+    def description(self) -> Any:
+        return self.cursor.description
+
+
+class FetchingCursorWrapper(_Fetching, CursorWrapper):
+    """Django's cursor wrapper with :class:`_Fetching`'s members."""
+
+
+class FetchingCursorDebugWrapper(_Fetching, PostgresCursorDebugWrapper):
+    """Django's PostgreSQL debug cursor wrapper (queries logged) with :class:`_Fetching`'s members."""
+
+
 class DatabaseWrapper(PostgresDatabaseWrapper):
     # Django's own attributes (django-stubs does not declare them)
     health_check_enabled: bool
@@ -95,6 +141,12 @@ class DatabaseWrapper(PostgresDatabaseWrapper):
         register_enum_adapters()  # the models' enumerations exist by the first connection
         register_datetime_adapter()
         return super().get_new_connection(conn_params)
+
+    def make_cursor(self, cursor: Any) -> FetchingCursorWrapper:
+        return FetchingCursorWrapper(cursor, self)
+
+    def make_debug_cursor(self, cursor: Any) -> FetchingCursorDebugWrapper:
+        return FetchingCursorDebugWrapper(cursor, self)
 
     def close_if_health_check_failed(self) -> None:
         if (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import select
 import time
 from collections.abc import Iterator
+from contextlib import nullcontext
 from typing import Any, cast
 
 import psycopg2  # type: ignore[import-untyped]  # no stubs installed
@@ -151,3 +152,22 @@ def test_a_utc_datetime_is_quoted_as_psycopg2_quotes_it_once_per_value_and_any_o
     utc = values[0]
     assert psycopg2.extensions.adapt(utc) is psycopg2.extensions.adapt(utc.replace())  # quoted once, kept
     assert psycopg2.extensions.adapt(ambiguous) is not psycopg2.extensions.adapt(ambiguous)  # not kept
+
+
+def test_cursors_fetch_through_members_of_their_class_with_django_s_errors() -> None:
+    import django.db
+    from django.test.utils import CaptureQueriesContext
+
+    for logged in (False, True):
+        with CaptureQueriesContext(connection) if logged else nullcontext(), connection.cursor() as cur:
+            for name in ("fetchone", "fetchmany", "fetchall", "rowcount", "description"):
+                assert any(name in vars(k) for k in type(cur).__mro__ if k is not object), (logged, name)
+            cur.execute("SELECT n, n * 2 FROM generate_series(1, 4) AS n")
+            assert cur.rowcount == 4
+            assert [d.name for d in cur.description] == ["n", "?column?"]
+            assert cur.fetchone() == (1, 2)
+            assert cur.fetchmany(2) == [(2, 4), (3, 6)]
+            assert cur.fetchall() == [(4, 8)]
+            cur.execute("DO $$ BEGIN END $$")  # no result to fetch: psycopg2's error, as Django's
+            with pytest.raises(django.db.ProgrammingError, match="no results to fetch"):
+                cur.fetchone()
