@@ -31,11 +31,12 @@ what is sent does not change; a datetime in any other zone (where two values equ
 different offsets, or differ only in ``fold``) and a naive one go to psycopg2's adapter as before.
 
 A fourth: the cursors it hands out (``make_cursor``, and ``make_debug_cursor`` when queries are logged, as
-``CaptureQueriesContext`` does) have ``fetchone``/``fetchmany``/``fetchall``, ``rowcount`` and ``description`` as
-methods and properties of their class (:class:`FetchingCursorWrapper`). Django's wrapper finds them through
-``__getattr__``, which Python calls only after the class lookup failed with an AttributeError it formats and drops,
-and then builds a closure that wraps the errors: ~17 times a round. The methods here wrap the errors the same way
-(``wrap_database_errors``), so what a caller gets, and how an error reads, does not change.
+``CaptureQueriesContext`` does) have ``fetchone``/``fetchmany``/``fetchall``, ``close``, ``rowcount`` and
+``description`` as methods and properties of their class (:class:`FetchingCursorWrapper`). Django's wrapper finds
+them through ``__getattr__``, which Python calls only after the class lookup failed with an AttributeError it
+formats and drops, and then builds a closure that wraps the errors: ~25 times a round. The methods here wrap the
+errors the same way (``wrap_database_errors``; ``close`` unwrapped, as there), so what a caller gets, and how an
+error reads, does not change.
 """
 
 from __future__ import annotations
@@ -114,6 +115,9 @@ class _Fetching:
     def fetchall(self) -> Any:
         with self.db.wrap_database_errors:
             return self.cursor.fetchall()
+
+    def close(self) -> Any:
+        return self.cursor.close()  # unwrapped, as Django's __getattr__ gives it (its __exit__ calls it)
 
     @property
     def rowcount(self) -> int:

@@ -160,7 +160,7 @@ def test_cursors_fetch_through_members_of_their_class_with_django_s_errors() -> 
 
     for logged in (False, True):
         with CaptureQueriesContext(connection) if logged else nullcontext(), connection.cursor() as cur:
-            for name in ("fetchone", "fetchmany", "fetchall", "rowcount", "description"):
+            for name in ("fetchone", "fetchmany", "fetchall", "close", "rowcount", "description"):
                 assert any(name in vars(k) for k in type(cur).__mro__ if k is not object), (logged, name)
             cur.execute("SELECT n, n * 2 FROM generate_series(1, 4) AS n")
             assert cur.rowcount == 4
