@@ -29,12 +29,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Model
 from django.db.models.query import QuerySet
 
 from core.models import AuditEvent
-from core.sql import execute, instance, instance_from_json, params_of, register
+from core.sql import cursor, execute, instance, instance_from_json, params_of, register
 from games.models import Game, Round, RoundAction
 from limits import sql as limits_sql
 from wallet import sql as wallet_sql
@@ -75,7 +75,7 @@ def start_context(
     *, code: str, version: int, player_id: int, key: str, play_money: bool
 ) -> tuple[Game | None, int | None, int | None, datetime | None, int]:
     """(the game's row, the round with this key, the round in progress, the last real-money start, the new id)."""
-    with connection.cursor() as cur:
+    with cursor() as cur:
         execute(
             cur,
             START_CONTEXT,
@@ -192,7 +192,7 @@ def round_lock(
         "player": player_id or 0,
         "any_player": player_id is None,
     }
-    with connection.cursor() as cur:
+    with cursor() as cur:
         if skip_locked:  # the deadline sweeper's form: its text
             cur.execute(ROUND_LOCK.sql + " SKIP LOCKED", params)
         else:
@@ -306,7 +306,7 @@ def round_write(rnd: Round, *, action: RoundAction | None = None, audit: AuditEv
         if audit is not None
         else {f"e_{n}": None for n in _AUDIT_INSERT}
     )
-    with connection.cursor() as cur:
+    with cursor() as cur:
         execute(cur, ROUND_WRITE, params)
         row = cur.fetchone()
     if row is None:
@@ -405,7 +405,7 @@ def round_insert(rnd: Round, *, audit: AuditEvent, counters: BetCounters | None 
     if rnd.pk is None:
         raise ValueError("round_insert: the round's id is taken first (START_CONTEXT)")
     params = {**params_of(Round, rnd, _ROUND_INSERT, "r_"), **params_of(AuditEvent, audit, _AUDIT_INSERT, "e_")}
-    with connection.cursor() as cur:
+    with cursor() as cur:
         if counters is None:
             execute(cur, ROUND_INSERT, params)
             audit.pk = cur.fetchone()[0]
@@ -415,4 +415,4 @@ def round_insert(rnd: Round, *, audit: AuditEvent, counters: BetCounters | None 
             counters.written(counts)
     audit._state.adding = False
     rnd._state.adding = False
-    rnd._state.db = connection.alias
+    rnd._state.db = DEFAULT_DB_ALIAS

@@ -32,10 +32,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from django.db import connection
-
 from accounts.models import PersonalData, Player
-from core.sql import execute, field_of, instance, instance_from_json, register, values_from_json
+from core.sql import cursor, execute, field_of, instance, instance_from_json, register, values_from_json
 from limits.models import (
     ExclusionWatch,
     MinuteBucket,
@@ -193,7 +191,7 @@ def gate_state(
         "hi": hi,
         "at": at,
     }
-    with connection.cursor() as cur:
+    with cursor() as cur:
         execute(cur, GATE_STATE, params)
         row = cur.fetchone()
     if row is None:
@@ -403,7 +401,7 @@ def bet_settle(
         "settled_at": settled_at,
         "play_ended_at": play_ended_at if play_ended_at is not None else settled_at,
     }
-    with connection.cursor() as cur:
+    with cursor() as cur:
         execute(cur, BET_SETTLE, params)
         row = cur.fetchone()
     if row is None or row[0] is None:
@@ -521,7 +519,7 @@ def bet_restake(
         "last_bucket_minute": last_bucket_minute,
         "state": state_id,
     }
-    with connection.cursor() as cur:
+    with cursor() as cur:
         execute(cur, BET_RESTAKE, params)
         row = cur.fetchone()
     if row is None or row[0] != 1 or row[1] != (2 if diff else 0):
@@ -543,7 +541,7 @@ ON CONFLICT (player_id) DO NOTHING""",
 def watch_all(statuses: list[str]) -> None:
     """A watch row (the model's defaults) for every player in ``statuses`` who has none yet, set-based."""
     defaults = {n: field_of(ExclusionWatch, n).get_default() for n in ("failures", "last_context", "last_error")}
-    with connection.cursor() as cur:
+    with cursor() as cur:
         execute(
             cur,
             WATCH_ALL,
@@ -657,7 +655,7 @@ def bet_place_params(
 def bet_place(params: dict[str, Any]) -> tuple[int | None, ...]:
     """Run :data:`BET_PLACE` with :func:`bet_place_params`: (totals written, open bets written), or (None, None)
     when the state row was not found."""
-    with connection.cursor() as cur:
+    with cursor() as cur:
         execute(cur, BET_PLACE, params)
         row = cur.fetchone()
     return (None, None) if row is None else (int(row[0]), int(row[1]))

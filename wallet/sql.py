@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
-from django.db import IntegrityError, connection
+from django.db import IntegrityError
 from django.db.models import Model, UniqueConstraint
 
-from core.sql import execute, instance, register
+from core.sql import cursor, execute, instance, register
 from wallet.models import Entry, LedgerAccount, LedgerTransaction, Wallet
 from wallet.models_carried import ArchivedLedgerMonth, CarriedEntries
 
@@ -83,7 +83,7 @@ FOR NO KEY UPDATE OF w, a""",
 
 def lock_live(player_id: int) -> tuple[Wallet, LedgerAccount] | None:
     """The wallet and its live account, locked; None before the wallet's first use."""
-    with connection.cursor() as cur:
+    with cursor() as cur:
         execute(cur, LOCK_LIVE, {**live_params(), "player": player_id})
         row = cur.fetchone()
     return None if row is None else live_from_row(row)
@@ -147,7 +147,7 @@ def post_with_operator(params: dict[str, Any]) -> tuple[int | None, int | None, 
         "memo": T._meta.get_field("memo").get_default(),
         **params,
     }
-    with connection.cursor() as cur:
+    with cursor() as cur:
         execute(cur, POST_WITH_OPERATOR, full)
         txn_id, balance, entries = cur.fetchone()
     return txn_id, balance, int(entries)
@@ -162,7 +162,7 @@ BALANCE_ADD = register(
 
 
 def balance_add(account_id: int, amount: int) -> int:
-    with connection.cursor() as cur:
+    with cursor() as cur:
         execute(cur, BALANCE_ADD, {"amount": amount, "account": account_id})
         return int(cur.fetchone()[0])
 
@@ -210,7 +210,7 @@ SELECT (SELECT count(*) FROM carried), (SELECT row_count FROM archived),
 
 def carry_entries(*, month: date, low: int, high: int, at: datetime) -> tuple[int, int, int]:
     """Run :data:`CARRY_ENTRIES`: (accounts carried, entries, their sum: 0 for balanced transactions)."""
-    with connection.cursor() as cur:
+    with cursor() as cur:
         execute(cur, CARRY_ENTRIES, {"table": AM.Table.ENTRIES, "month": month, "low": low, "high": high, "at": at})
         accounts, entries, total = cur.fetchone()
     return int(accounts), int(entries), int(total)
@@ -230,7 +230,7 @@ WHERE t.id >= %(low)s AND t.id < %(high)s RETURNING row_count""",
 
 def carry_transactions(*, month: date, low: int, high: int, at: datetime) -> int:
     """Run :data:`CARRY_TRANSACTIONS`: the month's transactions."""
-    with connection.cursor() as cur:
+    with cursor() as cur:
         execute(
             cur,
             CARRY_TRANSACTIONS,
