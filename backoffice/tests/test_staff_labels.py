@@ -147,3 +147,20 @@ def test_a_play_money_rounds_recall_shows_points_never_kc(records: dict[str, Any
     page = _client("cs").get(f"/admin/games/round/{body['id']}/change/").content.decode()
     recall = page.split("vyplacená výhra")[0].rsplit("<table>", 1)[-1]  # the recall's table up to the win paid
     assert "bodů" in recall and "Kč" not in recall, recall[-600:]
+
+
+def test_the_player_pages_ledger_lines_name_each_movement_by_its_kind_in_the_staff_members_language(
+    records: dict[str, Any],  # noqa: F811
+) -> None:
+    """The player page's latest ledger lines say what moved by the transaction's kind in the staff member's
+    language ("sázka"); the memo, a stored record in the language it was written in, stands beneath it."""
+    url = f"/admin/accounts/player/{records['player'].pk}/change/"
+    for lang, stake, hold in (("cs", "sázka", "výběr požádán"), ("en", "stake", "withdrawal requested")):
+        page = _client(lang).get(url).content.decode()
+        section = page[page.index("Latest ledger lines" if lang == "en" else "Poslední účetní záznamy") :]
+        section = section[: section.index("</table>")]
+        whats = [
+            " ".join(html.unescape(re.sub(r"<[^>]+>", " ", c)).split())
+            for c in re.findall(r"<tr><td>[^<]*</td><td>(.*?)</td>", section, re.S)
+        ]
+        assert whats and any(w.startswith(stake) for w in whats) and any(w.startswith(hold) for w in whats), whats
