@@ -177,7 +177,7 @@ QUEUES = HomePanel(
             overdue_after_days=0,
         ),
         HomeLink(
-            N_("Register answers to review (AISG: person not identified, outage)"),
+            N_("Register answers to review (AISG: not found, under 18, outage)"),
             _list("accounts_registerreview_changelist", resolved_at__isnull="True"),
             "accounts.check_exclusion",
             accounts_selectors.register_reviews_queue,

@@ -64,7 +64,7 @@ def test_every_queue_of_every_role_has_an_item_after_the_demo(settings, tmp_path
         assert counts[label] == 1, label
     # AISG's answers through its sandbox: the register outage of demo_suspended (NEOVERENO), and two registrations
     # refused, one "not found" and one "under 18", each a manual review with the application
-    assert counts["Register answers to review (AISG: person not identified, outage)"] == 3
+    assert counts["Register answers to review (AISG: not found, under 18, outage)"] == 3
     reviews = {(r.kind, r.context, r.reason) for r in RegisterReview.objects.all()}
     assert reviews == {
         ("outage", "staff", "NalezenaRVO=NEOVERENO"),
