@@ -72,7 +72,14 @@ def notice_create(*, complaint, kind: str, recipients: list[str], subject: str, 
 def notice_send(*, notice_id: int) -> bool:
     """Send one notice now if it is still unsent; True when it went out (now or before)."""
     with transaction.atomic():
-        notice = ComplaintNotice.objects.select_for_update(no_key=True, skip_locked=True).filter(pk=notice_id).first()
+        # the notice's row only: its model's ordering (by the complaint) would join the complaint and lock its row
+        # too, so a sweeper or a staff action holding the complaint made this send skip the notice until the retry
+        notice = (
+            ComplaintNotice.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
+            .filter(pk=notice_id)
+            .order_by()
+            .first()
+        )
         if notice is None:
             return False  # another worker is sending it
         if notice.sent_at is not None:

@@ -245,3 +245,34 @@ def test_the_celery_task_runs_the_sweeper_and_beat_runs_it_every_ten_minutes(ope
     assert result["reminder_first"] == 1
     entry = BEAT_SCHEDULE["complaints.deadline_sweep"]
     assert entry["task"] == deadline_sweep.name == "complaints.deadline_sweep" and entry["schedule"] <= 600
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_notice_is_sent_while_another_transaction_holds_its_complaint(open_complaint, supervisor):
+    """Sending locks the notice's row only: a sweeper or a staff action holding the complaint's row (CI's two-worker
+    failure: one reminder of five left unsent until the retry) does not make the send skip the notice."""
+    import psycopg2
+    from django.db import connection
+
+    from complaints import notify
+    from core import clock
+
+    # written unsent, as a service's transaction leaves it for its after-commit send
+    notice = ComplaintNotice.objects.create(
+        complaint=open_complaint,
+        kind="info_request",
+        recipients=["x@example.cz"],
+        subject="held",
+        body="x",
+        created_at=clock.now(),
+    )
+    other = psycopg2.connect(**connection.get_connection_params())
+    try:
+        with other.cursor() as cur:
+            cur.execute("SELECT id FROM complaints_complaint WHERE id = %s FOR NO KEY UPDATE", [open_complaint.pk])
+            assert notify.notice_send(notice_id=notice.pk) is True
+    finally:
+        other.rollback()
+        other.close()
+    notice.refresh_from_db()
+    assert notice.sent_at is not None and [m.subject for m in mail.outbox].count("held") == 1
