@@ -251,7 +251,7 @@ def test_the_celery_task_runs_the_sweeper_and_beat_runs_it_every_ten_minutes(ope
 def test_a_notice_is_sent_while_another_transaction_holds_its_complaint(open_complaint, supervisor):
     """Sending locks the notice's row only: a sweeper or a staff action holding the complaint's row (CI's two-worker
     failure: one reminder of five left unsent until the retry) does not make the send skip the notice."""
-    import psycopg2
+    import psycopg2  # type: ignore[import-untyped]  # no stubs installed
     from django.db import connection
 
     from complaints import notify
