@@ -48,9 +48,7 @@ import hypothesis
 import pytest
 import schemathesis
 import time_machine
-from django.core import signals
 from django.core.cache import cache
-from django.db import close_old_connections
 from hypothesis import HealthCheck
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
@@ -60,6 +58,7 @@ from schemathesis.core.result import Ok
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
 from config.wsgi import application
+from tests.kit.clients import one_connection_across_requests
 
 # Operations that end the player's session or the account itself: each run of them would leave the rest of the
 # operation's cases talking to a logged-out, closed or excluded player. Each has its own tests:
@@ -198,13 +197,8 @@ CHECKS = [not_a_server_error, response_schema_conformance, content_type_conforma
 
 @pytest.fixture(autouse=True)
 def _one_connection_across_requests() -> Iterator[None]:
-    """The WSGI handler closes the database connection after each request; inside the test's transaction that
-    would break it, so (like Django's test client) the in-process requests keep it."""
-    signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
-    yield
-    signals.request_started.connect(close_old_connections)
-    signals.request_finished.connect(close_old_connections)
+    with one_connection_across_requests():
+        yield
 
 
 @pytest.fixture(autouse=True)

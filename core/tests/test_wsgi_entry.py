@@ -12,14 +12,13 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.core import signals
-from django.db import close_old_connections
 from django.test import Client, RequestFactory
 
 from accounts.auth import TOKEN_INVALID
 from config import wsgi
 from core.errors import NOT_AUTHENTICATED, NOT_CANONICAL_PATH, NOT_FOUND, VALIDATION
 from tests.kit.accounts import make_staff, token_for
+from tests.kit.clients import one_connection_across_requests
 from tests.kit.games import api_bet
 from tests.kit.platform import (
     RED_100,
@@ -47,13 +46,8 @@ API_MIDDLEWARE = [
 
 @pytest.fixture(autouse=True)
 def _one_connection_across_requests() -> Iterator[None]:
-    """The WSGI handler closes the database connection after each request; inside the test's transaction that
-    would break it, so (like Django's test client) the in-process requests keep it."""
-    signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
-    yield
-    signals.request_started.connect(close_old_connections)
-    signals.request_finished.connect(close_old_connections)
+    with one_connection_across_requests():
+        yield
 
 
 def _environ(method: str, path: str, body: Any = None, **headers: Any) -> dict[str, Any]:

@@ -4,8 +4,12 @@ the status, and a 500 is a failed assertion, never an exception that hides the r
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from django.core import signals
+from django.db import close_old_connections
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -48,3 +52,17 @@ def admin_session(staff: User | None = None, *, role: str | None = None, superus
     c.force_login(staff)
     c.staff = staff  # type: ignore[attr-defined]
     return c
+
+
+@contextmanager
+def one_connection_across_requests() -> Iterator[None]:
+    """Requests made in-process to a WSGI handler (``config.wsgi.application``, as gunicorn calls it) keep the test's
+    database connection: the handler closes it after each request, which inside the test's transaction would break
+    it (Django's test client does the same)."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
