@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from core.jsonable import json_copy
 from games import errors
 from games.engine import (
     STATUS_AWAITING_ACTION,
@@ -49,7 +49,10 @@ def round_ref(rnd: Round, what: str) -> str:
 
 
 def jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, allow_nan=False))
+    """The value as stored JSON gives it back (``json.loads(json.dumps(value, allow_nan=False))``): a plain copy that
+    the engine cannot change behind the stored row, NaN and infinities refused (jsonb stores neither), a non-JSON
+    type refused. ``core.jsonable.json_copy`` gives the same value and errors without encoding and parsing text."""
+    return json_copy(value)
 
 
 def player_balance(player: Player) -> int:
