@@ -52,6 +52,8 @@ from django.db.backends.postgresql.base import CursorDebugWrapper as PostgresCur
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgresDatabaseWrapper
 from django.db.backends.utils import CursorWrapper
 
+from core.pgbackend.json import register_json_typecaster
+
 _TROUBLE = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP | select.POLLNVAL
 
 
@@ -156,7 +158,9 @@ class DatabaseWrapper(PostgresDatabaseWrapper):
     def get_new_connection(self, conn_params):  # type: ignore[no-untyped-def]  # Django's signature
         register_enum_adapters()  # the models' enumerations exist by the first connection
         register_datetime_adapter()
-        return super().get_new_connection(conn_params)
+        connection = super().get_new_connection(conn_params)
+        register_json_typecaster(connection)  # json columns parsed by orjson where it gives json.loads's value
+        return connection
 
     def make_cursor(self, cursor: Any) -> FetchingCursorWrapper:
         return FetchingCursorWrapper(cursor, self)

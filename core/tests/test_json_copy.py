@@ -152,7 +152,8 @@ def test_plain_data_is_copied_not_shared(value):
     "value",
     [
         {1: "a", "1": "b"},  # keys equal as text: the last value, in the first key's place
-        {"1": "a", 1: "b", True: "c", "true": "d", None: "e", 1.5: "f", -0.0: "g"},
+        {"1": "a", 1: "b", "true": "d", None: "e", 1.5: "f", -0.0: "g"},
+        {True: "c", "true": "d", False: 0, "false": 1},
         {float("nan"): 1},
         {float("inf"): 1},
         {(1, 2): 1},
@@ -178,7 +179,6 @@ def test_plain_data_is_copied_not_shared(value):
         0,
         -0.0,
     ],
-
 )
 def test_odd_values_as_the_round_trip(value):
     assert_same(value)
