@@ -52,7 +52,7 @@ from django.db.backends.postgresql.base import CursorDebugWrapper as PostgresCur
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgresDatabaseWrapper
 from django.db.backends.utils import CursorWrapper
 
-from core.pgbackend.json import register_json_typecaster
+from core.pgbackend.json import JsonOperations, register_json_typecaster
 
 _TROUBLE = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP | select.POLLNVAL
 
@@ -151,6 +151,7 @@ class FetchingCursorDebugWrapper(_Fetching, PostgresCursorDebugWrapper):
 
 
 class DatabaseWrapper(PostgresDatabaseWrapper):
+    ops_class = JsonOperations  # JSONField values written by orjson where the JSON is the same (pgbackend/json.py)
     # Django's own attributes (django-stubs does not declare them)
     health_check_enabled: bool
     health_check_done: bool

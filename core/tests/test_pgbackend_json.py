@@ -4,16 +4,21 @@ any text; and the connections must really use it, with what PostgreSQL sends (in
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import Error as DatabaseError
+from django.db import connection, transaction
+from django.db.backends.postgresql.psycopg_any import Jsonb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.pgbackend.json import loads
-from core.tests.test_json_copy import typed
+from core.pgbackend.json import FastJsonb, loads
+from core.tests.test_json_copy import Colour, Items, Level, Number, Plain, Real, Text, typed
 
 
 def outcome(fn: Any, text: str) -> tuple[str, Any]:
@@ -110,3 +115,97 @@ def test_the_connection_parses_json_columns_with_it():
         assert null is None and array == [[1, 2], {"x": None}]
         assert long_fraction == json.loads("123456789012345678901234567890.5")
         assert cur.cursor.connection.string_types[114].name == "JSON"  # registered on this connection
+
+
+# --- parameters: FastJsonb against Django's Jsonb, compared by what PostgreSQL keeps ----------------------------------
+@dataclasses.dataclass
+class Point:
+    x: int
+
+
+def stored(adapter: Any) -> tuple[str, Any]:
+    """What PostgreSQL keeps of the adapted value (jsonb's own text of it), or the error (Python's or the server's)."""
+    try:
+        with transaction.atomic(), connection.cursor() as cur:
+            cur.execute("SELECT (%s)::text", [adapter])
+            return "stored", cur.fetchone()[0]
+    except DatabaseError as exc:  # the server's refusal, wrapped by Django
+        return "refused", getattr(exc.__cause__, "pgcode", None)
+    except (TypeError, ValueError) as exc:  # the encoder's own errors
+        return "error", (type(exc), str(exc))
+
+
+PARAM_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=2**63 - 3, max_value=2**64 + 3)
+    | st.floats()
+    | st.text(st.characters(exclude_categories=()), max_size=6)
+    | st.sampled_from(["ř\u2028", "\x00", "\x7f\x1f", "'", "\\", "\ud83d\ude00", "\U0001f600"])
+    | st.sampled_from([Colour.RED, Level.HIGH, Plain.A, Text("t"), Number(5), Real(1.5), uuid.UUID(int=5)])
+    | st.sampled_from([Point(1), datetime(2026, 1, 1, tzinfo=UTC), b"x"]),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.lists(children, max_size=4).map(tuple)
+        | st.lists(children, max_size=4).map(Items)
+        | st.dictionaries(
+            st.text(max_size=4) | st.integers() | st.sampled_from([Colour.RED, None]), children, max_size=4
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@pytest.mark.django_db
+@settings(
+    max_examples=400, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture], deadline=None
+)
+@given(PARAM_VALUES)
+def test_a_value_is_stored_as_djangos_jsonb_stores_it(value):
+    assert stored(FastJsonb(value)) == stored(Jsonb(value)), value
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"status": Colour.RED, "game": "european_roulette@1", "stake": 100, "ok": True, "none": None},
+        {"bets": [{"type": "red", "amount": 100}], "ř": "Evropská ruleta\u2028"},
+        [2**63 - 1, -(2**63)],
+        [2**64],
+        [float("nan")],
+        {"f": float("inf")},
+        {"f": 1e16, "g": 1e-05, "h": 1.0},
+        {"k": "\x00"},
+        ["\ud800"],
+        {1: "a", "1": "b"},
+        [uuid.UUID(int=1)],
+        [Plain.A],
+        [Point(2)],
+        [datetime(2026, 1, 1, tzinfo=UTC)],
+        [Level.LOW, Number(3)],
+    ],
+)
+def test_odd_values_are_stored_or_refused_as_djangos_jsonb_does(value):
+    assert stored(FastJsonb(value)) == stored(Jsonb(value))
+
+
+@pytest.mark.django_db
+def test_a_circular_value_is_the_same_error():
+    looped: list[Any] = []
+    looped.append(looped)
+    assert stored(FastJsonb(looped)) == stored(Jsonb(looped)) == ("error", (ValueError, "Circular reference detected"))
+
+
+@pytest.mark.django_db
+def test_json_fields_without_an_encoder_get_it_and_plain_values_take_orjson():
+    """The backend hands a JSONField's value to FastJsonb (with its own encoder: Django's), and a round's plain
+    values are written by orjson (its text: no escapes, no spaces), the audit event's enumeration member included."""
+    from django.core.serializers.json import DjangoJSONEncoder
+
+    assert type(connection.ops.adapt_json_value({"a": 1}, None)) is FastJsonb
+    assert type(connection.ops.adapt_json_value({"a": 1}, DjangoJSONEncoder)) is Jsonb
+    with connection.cursor() as cur:
+        sent = cur.mogrify("SELECT %s", [FastJsonb({"status": Colour.RED, "name": "ř"})])
+    assert sent == 'SELECT \'{"status":"red","name":"ř"}\'::jsonb'.encode()
