@@ -28,6 +28,37 @@ _PLAIN_LEAVES = (str, int, bool, type(None))
 _STRICT = json.JSONEncoder(allow_nan=False, check_circular=False)
 
 
+def _floats_finite(value: Any) -> bool | None:
+    """Whether every float in ``value`` is finite, by a walk over the exact types a hot answer is made of (``dict``,
+    ``list``, ``tuple``, ``str`` and its subclasses such as a ``TextChoices`` member, ``int``, ``bool``, ``None``,
+    ``float``): about half the cost of :func:`_finite`'s encoding, which builds the whole text again. None for
+    anything else (a dict or list subclass, a dataclass, an ``Enum`` with a float value: orjson may write floats
+    from inside them), so :func:`_finite` decides those."""
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is dict:
+            push(item.values())  # a key is text: orjson refuses any other (TypeError, DRF's renderer then)
+        elif kind is str or kind is int or kind is bool or item is None:
+            continue
+        elif kind is list or kind is tuple:
+            push(item)
+        elif kind is float:
+            if item - item != 0.0:  # NaN and the infinities give NaN here
+                return False
+        elif not isinstance(item, str):
+            return None
+    return True
+
+
+def _no_nan(value: Any) -> bool:
+    """No NaN or infinity in ``value``: :func:`_floats_finite`'s answer where it has one, else :func:`_finite`'s."""
+    finite = _floats_finite(value)
+    return _finite(value) if finite is None else finite
+
+
 def _finite(value: Any) -> bool:
     """No NaN or infinity anywhere (DRF's strict JSON refuses them; orjson would write null): the standard library's
     C encoder with ``allow_nan=False`` walks the data in C and refuses them (a type it does not know, which orjson
@@ -55,7 +86,7 @@ class FastJSONRenderer(JSONRenderer):
             except TypeError:  # a type orjson does not know, a key that is not a string, a huge integer
                 pass
             else:
-                if b"null" not in encoded or _finite(data):  # orjson writes NaN/inf as null: DRF refuses them
+                if b"null" not in encoded or _no_nan(data):  # orjson writes NaN/inf as null: DRF refuses them
                     # as DRF: U+2028/U+2029 escaped, so the answer is valid JavaScript too
                     return encoded.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
         rendered: bytes = super().render(data, accepted_media_type, renderer_context)
