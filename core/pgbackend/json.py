@@ -43,7 +43,7 @@ from typing import Any
 
 import psycopg2.extras  # type: ignore[import-untyped]  # no stubs installed
 from django.db.backends.postgresql.operations import DatabaseOperations
-from django.db.backends.postgresql.psycopg_any import Jsonb
+from django.db.backends.postgresql.psycopg_any import Jsonb  # type: ignore[import-untyped]  # not in the stubs
 
 try:  # pragma: no cover - which branch runs depends on the environment
     import orjson
@@ -94,7 +94,7 @@ def _plain(value: Any) -> bool:
     return kind is str or kind is int or kind is bool or value is None or isinstance(value, str)
 
 
-class FastJsonb(Jsonb):
+class FastJsonb(Jsonb):  # type: ignore[misc]  # Jsonb is untyped (Any)
     """Django's ``Jsonb`` adapter of a ``JSONField`` value without an encoder, its text by orjson where that is the
     same JSON value (the module docstring)."""
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.db import Error as DatabaseError
 from django.db import connection, transaction
-from django.db.backends.postgresql.psycopg_any import Jsonb
+from django.db.backends.postgresql.psycopg_any import Jsonb  # type: ignore[import-untyped]  # not in the stubs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
