@@ -31,6 +31,11 @@ class RequestIdFilter(logging.Filter):
 _STD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "request_id"}
 
 
+#: ``json.dumps(data, ensure_ascii=False)`` builds this encoder on every call (every log line); one for the process
+#: writes the same text (an encoder keeps no state between calls)
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         data = {
@@ -45,4 +50,4 @@ class JsonFormatter(logging.Formatter):
                 data[key] = value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
         if record.exc_info:
             data["exc"] = self.formatException(record.exc_info)
-        return json.dumps(data, ensure_ascii=False)
+        return _ENCODER.encode(data)

@@ -37,10 +37,15 @@ def check_idempotency_key(key: object) -> None:
         raise errors.IDEMPOTENCY_KEY_INVALID()
 
 
+#: ``json.dumps(value, allow_nan=False)`` builds this encoder on every call; one for the process gives the same text
+#: (an encoder keeps no state between calls: ``iterencode`` makes its own per call)
+_STRICT = json.JSONEncoder(allow_nan=False)
+
+
 def check_request_json(value: object, error: ErrorDef) -> None:
     """A bet/action from a request must be storable as jsonb (no NaN, no NUL characters), else ``error``."""
     try:
-        text = json.dumps(value, allow_nan=False)
+        text = _STRICT.encode(value)
     except (TypeError, ValueError):
         raise error(reason="not plain JSON")
     if "\\u0000" in text:
