@@ -23,7 +23,7 @@ def encoded(fn: Any, value: Any) -> tuple[str, Any]:
         return "error", (type(exc), str(exc))
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(VALUES)
 def test_the_kept_encoders_write_what_json_dumps_writes(value):
     assert encoded(_STRICT.encode, value) == encoded(lambda v: json.dumps(v, allow_nan=False), value)

@@ -60,7 +60,7 @@ ANSWERS = st.recursive(
 )
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(ANSWERS)
 def test_the_fast_renderer_gives_drfs_bytes_or_refuses_as_drf_does(data):
     assert rendered(FastJSONRenderer(), data) == rendered(JSONRenderer(), data)

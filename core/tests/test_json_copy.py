@@ -121,7 +121,7 @@ def containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 VALUES = st.recursive(LEAVES, containers, max_leaves=30)
 
 
-@settings(max_examples=3000, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(VALUES)
 def test_the_copy_is_the_round_trip_for_generated_values(value):
     assert_same(value)
@@ -134,7 +134,7 @@ PLAIN = st.recursive(
 )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(PLAIN)
 def test_plain_data_is_copied_not_shared(value):
     """The copy of plain data is new containers all the way down (the engine cannot change the stored row)."""

@@ -70,7 +70,7 @@ VALUES = st.recursive(
 )
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(VALUES)
 def test_jsonable_gives_what_the_former_function_gave(value):
     assert described(jsonable(value)) == described(former(value))

@@ -48,13 +48,13 @@ VALUES = st.recursive(
 NUMBERS = st.from_regex(r"-?(0|[1-9][0-9]{0,25})(\.[0-9]{1,25})?([eE][+-]?[0-9]{1,3})?", fullmatch=True)
 
 
-@settings(max_examples=2000, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(VALUES, st.booleans(), st.sampled_from([(", ", ": "), (",", ":"), (", ", " : ")]))
 def test_written_values_parse_as_json_loads_parses_them(value, ascii_only, separators):
     assert_same(json.dumps(value, ensure_ascii=ascii_only, separators=separators))  # NaN written as NaN too
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(NUMBERS, st.sampled_from(["{}", '{{"n" : {}}}', "[{}, 1]", " {} ", '["x", {}]']))
 def test_numbers_parse_to_the_same_int_or_float(number, template):
     assert_same(template.format(number))
@@ -66,7 +66,7 @@ JSONISH = st.text(
 )
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(JSONISH)
 def test_any_text_gives_the_same_value_or_the_same_error(text):
     assert_same(text)
@@ -159,7 +159,7 @@ PARAM_VALUES = st.recursive(
 
 @pytest.mark.django_db
 @settings(
-    max_examples=400, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture], deadline=None
+    max_examples=200, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture], deadline=None
 )
 @given(PARAM_VALUES)
 def test_a_value_is_stored_as_djangos_jsonb_stores_it(value):
