@@ -7,8 +7,9 @@ return their aggregates as ``json`` (the limits gate's state row: five ``json_bu
 ``json.loads`` itself everywhere else:
 
 - orjson reads an integer beyond 64 bits as a float (``json.loads``: the exact ``int``), so a text holding a run of
-  19 or more digits anywhere (the shortest such integer has 20; a long fraction or a long digit string inside a text
-  value also counts, and merely takes ``json.loads``) goes to ``json.loads``; the check translates the text's bytes
+  19 or more digits anywhere (the shortest such integers: ``-9223372036854775809``, 19 digits, and
+  ``18446744073709551616``, 20; a long fraction or a long digit string inside a text value also counts, and merely
+  takes ``json.loads``) goes to ``json.loads``; the check translates the text's bytes
   (every digit one byte, everything else another) and looks for the run, a few instructions a byte;
 - a text orjson refuses (``NaN``/``Infinity``, which ``json.loads`` reads; a lone surrogate escape; a number beyond
   a double; nesting past 1,024 levels; a malformed text) goes to ``json.loads``, which gives its value or its error;
@@ -52,7 +53,7 @@ except ImportError:  # pragma: no cover - safe: without orjson every text goes t
 
 #: a byte per byte value: ``0`` for an ASCII digit, a space for anything else
 _DIGIT_BYTES = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
-#: 19 digits in a row: the shortest run that may be an integer beyond 64 bits is 20 (``-`` aside), one less for margin
+#: 19 digits in a row: the shortest run that may be an integer orjson cannot hold (below -2**63: 19 digits)
 _LONG_RUN = b"0" * 19
 
 
