@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg2  # type: ignore[import-untyped]  # no stubs installed
@@ -350,4 +351,6 @@ def test_psycopg2s_own_int_bool_and_asis_adapters_still_have_no_prepare():
     for ours in (fastpaths.PreparedInt, fastpaths.PreparedBoolean, fastpaths.PreparedAsIs):
         adapted: Any = ours(1)
         assert adapted.prepare(connection) is not None
-    assert hasattr(psycopg2.extensions.adapt(1), "prepare")  # fails on the old code
+    # fail on the old code: an int, a bool and a UTC datetime (core.pgbackend.base's kept text) adapted with one
+    for value in (1, True, datetime(2026, 12, 7, 8, 0, 0, 1, tzinfo=UTC)):
+        assert hasattr(psycopg2.extensions.adapt(value), "prepare"), value
