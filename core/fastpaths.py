@@ -51,9 +51,11 @@ from typing import Any
 
 import psycopg2  # type: ignore[import-untyped]  # no stubs installed
 from asgiref.local import Local
-from django.conf import LazySettings
+from django.conf import LazySettings, settings
 from django.core.exceptions import SynchronousOnlyOperation
+from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.utils import load_backend
 from django.utils.asyncio import async_unsafe
 from django.utils.functional import LazyObject
 
@@ -109,8 +111,6 @@ def _asgiref_thread_critical_class() -> type:
 def install_connections_local() -> bool:
     """Put a :class:`_ConnectionsLocal` over ``django.db.connections``' storage (idempotent); False when the storage
     is not asgiref's thread-critical ``Local`` with a ``threading.local`` inside (the library changed: left alone)."""
-    from django.db import connections
-
     handler: Any = connections  # django-stubs do not declare the handler's storage
     current = handler._connections
     if type(current) is _ConnectionsLocal:
@@ -169,9 +169,6 @@ def _subclasses(root: type) -> list[type]:
 def install_async_unsafe() -> int:
     """Rewrap every ``async_unsafe`` method of the database wrappers' classes (the configured backends imported
     first, so their own methods are among them); returns how many."""
-    from django.conf import settings
-    from django.db.utils import load_backend
-
     for database in settings.DATABASES.values():
         load_backend(database["ENGINE"])
     done = 0

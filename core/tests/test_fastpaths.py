@@ -235,7 +235,7 @@ def test_settings_are_read_without_a_python_call_once_cached():
     look-up each time); now in C: fails on the old code."""
     assert vars(LazySettings).get("__getattribute__") is object.__getattribute__
     assert "__getattribute__" in vars(LazyObject)  # Django still masks: else the patch is no longer needed
-    settings.USE_TZ  # noqa: B018  (cached)
+    settings.USE_TZ, settings.DEBUG  # noqa: B018  (read once: cached)
     calls: list[str] = []
 
     def profile(frame: Any, event: str, arg: Any) -> None:
