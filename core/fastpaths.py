@@ -1,4 +1,4 @@
-"""Four per-call costs of the libraries under every request, removed once per process (``install()``, called by
+"""Five per-call costs of the libraries under every request, removed once per process (``install()``, called by
 ``core.apps.CoreConfig.ready()``, so the web, Celery, management commands and the tests all run with them).
 
 Each is a documented patch of a library (the house rule for monkeypatching: why, what exactly, a test that the
@@ -38,13 +38,20 @@ exception object on every call of a thread that runs no event loop (every thread
    connection, result dropped); the quoting is the base class's, so the SQL sent is byte-identical (tested on
    ``mogrify``). :data:`PreparedAsIs` is for code that builds pre-quoted text (``core.pgbackend.base``'s UTC
    datetimes).
+5. **Django's lazily compiled regular expressions** read on every request (:data:`HOT_LAZY_REGEXES`): each is a
+   ``SimpleLazyObject`` whose every use (``.search``, ``.match``, ``.split``) fails a Python ``__getattribute__``
+   with a formatted AttributeError and then goes through the proxy's ``__getattr__``; ~10 a round. Each is replaced,
+   where Django keeps it (the module's global or the class attribute its function reads), by the compiled pattern the
+   proxy stands for: the same object, called directly.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import os
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -57,7 +64,7 @@ from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.utils import load_backend
 from django.utils.asyncio import async_unsafe
-from django.utils.functional import LazyObject
+from django.utils.functional import LazyObject, SimpleLazyObject, empty
 
 #: the C function behind ``asyncio.get_running_loop()``: the running loop of this thread, or None (no exception)
 _running_loop: Callable[[], Any] = asyncio._get_running_loop
@@ -237,11 +244,54 @@ def install_psycopg_adapters() -> int:
     return replaced
 
 
+# 5. Django's lazily compiled regular expressions ------------------------------------------------------------------
+
+#: (module, class or None, attribute) of the ``_lazy_re_compile`` objects a request reads, by the Django function
+#: that reads them: ``SQLCompiler.get_order_by``, ``get_language_from_path``, ``memcache_key_warnings`` (every cache
+#: key), ``split_domain_port``, ``HttpResponse.charset``, ``patch_vary_headers``, ``Query.check_alias``
+HOT_LAZY_REGEXES: tuple[tuple[str, str | None, str], ...] = (
+    ("django.db.models.sql.compiler", "SQLCompiler", "ordering_parts"),
+    ("django.utils.translation.trans_real", None, "language_code_prefix_re"),
+    ("django.core.cache.backends.base", None, "memcached_error_chars_re"),
+    ("django.http.request", None, "host_validation_re"),
+    ("django.http.response", None, "_charset_from_content_type_re"),
+    ("django.utils.cache", None, "cc_delim_re"),
+    ("django.db.models.sql.query", None, "FORBIDDEN_ALIAS_PATTERN"),
+)
+
+
+def install_eager_regexes() -> int:
+    """Replace each of :data:`HOT_LAZY_REGEXES` by the compiled pattern its ``SimpleLazyObject`` stands for (the
+    same object the proxy would call: ``_lazy_re_compile``'s ``re.compile(regex, flags)``); returns how many hold a
+    compiled pattern now. Each use through the proxy cost a Python ``__getattribute__`` that fails with a formatted
+    AttributeError, then the proxy's ``__getattr__``: ~10 a round."""
+    done = 0
+    for module_name, class_name, attribute in HOT_LAZY_REGEXES:
+        holder: Any = importlib.import_module(module_name)
+        if class_name is not None:
+            holder = getattr(holder, class_name, None)
+        lazy: Any = getattr(holder, attribute, None)
+        if type(lazy) is re.Pattern:  # type(), not isinstance(): the proxy passes isinstance() as its wrapped class
+            done += 1
+            continue
+        if type(lazy) is not SimpleLazyObject:
+            continue  # the library changed: left alone (the test names it)
+        proxy: Any = lazy  # django-stubs do not declare LazyObject's internals
+        if proxy._wrapped is empty:
+            proxy._setup()
+        compiled = proxy._wrapped
+        if type(compiled) is re.Pattern:
+            setattr(holder, attribute, compiled)
+            done += 1
+    return done
+
+
 def install() -> dict[str, object]:
-    """All four, once per process (each idempotent); what each did, for the tests."""
+    """All five, once per process (each idempotent); what each did, for the tests."""
     return {
         "connections_local": install_connections_local(),
         "async_unsafe": install_async_unsafe(),
         "settings": install_settings_getattribute(),
         "psycopg_adapters": install_psycopg_adapters(),
+        "eager_regexes": install_eager_regexes(),
     }

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import importlib
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -24,6 +26,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test import override_settings
 from django.utils.asyncio import async_unsafe
 from django.utils.functional import LazyObject
+from django.utils.regex_helper import _lazy_re_compile
 
 from core import fastpaths
 
@@ -354,3 +357,27 @@ def test_psycopg2s_own_int_bool_and_asis_adapters_still_have_no_prepare():
     # fail on the old code: an int, a bool and a UTC datetime (core.pgbackend.base's kept text) adapted with one
     for value in (1, True, datetime(2026, 12, 7, 8, 0, 0, 1, tzinfo=UTC)):
         assert hasattr(psycopg2.extensions.adapt(value), "prepare"), value
+
+
+# 5. lazy regular expressions ---------------------------------------------------------------------------------------
+
+
+def test_the_hot_lazy_regexes_are_compiled_patterns_that_match_as_djangos():
+    """Each of Django's lazily compiled patterns a request reads is held compiled where Django reads it (a proxy
+    on the old code: fails there; and fails when Django renames or moves one, which would leave it a proxy), and
+    it answers as Django's own lazy object built from the same pattern and flags."""
+    for module_name, class_name, attribute in fastpaths.HOT_LAZY_REGEXES:
+        holder: Any = importlib.import_module(module_name)
+        if class_name is not None:
+            holder = getattr(holder, class_name)
+        compiled = getattr(holder, attribute)
+        assert type(compiled) is re.Pattern, (module_name, class_name, attribute)
+        theirs = _lazy_re_compile(compiled.pattern, compiled.flags)
+        for text in ("/cs/hra", "/api/v1/rounds", "a, b ,c", "name DESC", "x\x00y", "text/html; charset=utf-8", ""):
+            assert _found(compiled.search(text)) == _found(theirs.search(text))
+            assert _found(compiled.match(text)) == _found(theirs.match(text))
+            assert compiled.split(text) == theirs.split(text)
+
+
+def _found(match: re.Match[str] | None) -> Any:
+    return None if match is None else (match.span(), match.groups())
