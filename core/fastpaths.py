@@ -49,22 +49,29 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
 import os
 import re
 import threading
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import psycopg2  # type: ignore[import-untyped]  # no stubs installed
 from asgiref.local import Local
 from django.conf import LazySettings, settings
+from django.core.cache.backends import base as cache_backends_base
 from django.core.exceptions import SynchronousOnlyOperation
 from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models.sql import compiler as sql_compiler
+from django.db.models.sql import query as sql_query
 from django.db.utils import load_backend
+from django.http import request as http_request
+from django.http import response as http_response
+from django.utils import cache as utils_cache
 from django.utils.asyncio import async_unsafe
 from django.utils.functional import LazyObject, SimpleLazyObject, empty
+from django.utils.translation import trans_real
 
 #: the C function behind ``asyncio.get_running_loop()``: the running loop of this thread, or None (no exception)
 _running_loop: Callable[[], Any] = asyncio._get_running_loop
@@ -249,14 +256,14 @@ def install_psycopg_adapters() -> int:
 #: (module, class or None, attribute) of the ``_lazy_re_compile`` objects a request reads, by the Django function
 #: that reads them: ``SQLCompiler.get_order_by``, ``get_language_from_path``, ``memcache_key_warnings`` (every cache
 #: key), ``split_domain_port``, ``HttpResponse.charset``, ``patch_vary_headers``, ``Query.check_alias``
-HOT_LAZY_REGEXES: tuple[tuple[str, str | None, str], ...] = (
-    ("django.db.models.sql.compiler", "SQLCompiler", "ordering_parts"),
-    ("django.utils.translation.trans_real", None, "language_code_prefix_re"),
-    ("django.core.cache.backends.base", None, "memcached_error_chars_re"),
-    ("django.http.request", None, "host_validation_re"),
-    ("django.http.response", None, "_charset_from_content_type_re"),
-    ("django.utils.cache", None, "cc_delim_re"),
-    ("django.db.models.sql.query", None, "FORBIDDEN_ALIAS_PATTERN"),
+HOT_LAZY_REGEXES: tuple[tuple[ModuleType, str | None, str], ...] = (
+    (sql_compiler, "SQLCompiler", "ordering_parts"),
+    (trans_real, None, "language_code_prefix_re"),
+    (cache_backends_base, None, "memcached_error_chars_re"),
+    (http_request, None, "host_validation_re"),
+    (http_response, None, "_charset_from_content_type_re"),
+    (utils_cache, None, "cc_delim_re"),
+    (sql_query, None, "FORBIDDEN_ALIAS_PATTERN"),
 )
 
 
@@ -266,8 +273,8 @@ def install_eager_regexes() -> int:
     compiled pattern now. Each use through the proxy cost a Python ``__getattribute__`` that fails with a formatted
     AttributeError, then the proxy's ``__getattr__``: ~10 a round."""
     done = 0
-    for module_name, class_name, attribute in HOT_LAZY_REGEXES:
-        holder: Any = importlib.import_module(module_name)
+    for module, class_name, attribute in HOT_LAZY_REGEXES:
+        holder: Any = module
         if class_name is not None:
             holder = getattr(holder, class_name, None)
         lazy: Any = getattr(holder, attribute, None)

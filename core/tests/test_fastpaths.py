@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import importlib
 import re
 import sys
 import threading
@@ -366,12 +365,10 @@ def test_the_hot_lazy_regexes_are_compiled_patterns_that_match_as_djangos():
     """Each of Django's lazily compiled patterns a request reads is held compiled where Django reads it (a proxy
     on the old code: fails there; and fails when Django renames or moves one, which would leave it a proxy), and
     it answers as Django's own lazy object built from the same pattern and flags."""
-    for module_name, class_name, attribute in fastpaths.HOT_LAZY_REGEXES:
-        holder: Any = importlib.import_module(module_name)
-        if class_name is not None:
-            holder = getattr(holder, class_name)
+    for module, class_name, attribute in fastpaths.HOT_LAZY_REGEXES:
+        holder: Any = module if class_name is None else getattr(module, class_name)
         compiled = getattr(holder, attribute)
-        assert type(compiled) is re.Pattern, (module_name, class_name, attribute)
+        assert type(compiled) is re.Pattern, (module.__name__, class_name, attribute)
         theirs = _lazy_re_compile(compiled.pattern, compiled.flags)
         for text in ("/cs/hra", "/api/v1/rounds", "a, b ,c", "name DESC", "x\x00y", "text/html; charset=utf-8", ""):
             assert _found(compiled.search(text)) == _found(theirs.search(text))
