@@ -113,6 +113,10 @@ class CoreConfig(AppConfig):
     def ready(self) -> None:
         from django.db.backends.signals import connection_created
 
+        from core.fastpaths import install as install_fastpaths
+
+        install_fastpaths()  # every process: the web, Celery, management commands, the tests (core/fastpaths.py)
+
         from core import schema  # noqa: F401  (registers OpenAPI extensions)
 
         connection_created.connect(_prepare_hot_statements, dispatch_uid="core.prepare_hot_statements")

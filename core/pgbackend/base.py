@@ -52,6 +52,7 @@ from django.db.backends.postgresql.base import CursorDebugWrapper as PostgresCur
 from django.db.backends.postgresql.base import DatabaseWrapper as PostgresDatabaseWrapper
 from django.db.backends.utils import CursorWrapper
 
+from core.fastpaths import PreparedAsIs
 from core.pgbackend.json import JsonOperations, register_json_typecaster
 
 _TROUBLE = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP | select.POLLNVAL
@@ -91,7 +92,7 @@ def _quoted_datetime(value: datetime) -> object:
     if quoted is None:
         if len(_QUOTED) >= _QUOTED_MAX:
             _QUOTED.clear()
-        quoted = _QUOTED[value] = psycopg2.extensions.AsIs(_utc_text(value))
+        quoted = _QUOTED[value] = PreparedAsIs(_utc_text(value))  # AsIs with a prepare: core/fastpaths.py, 4
     return quoted
 
 

@@ -1,0 +1,304 @@
+"""Five per-call costs of the libraries under every request, removed once per process (``install()``, called by
+``core.apps.CoreConfig.ready()``, so the web, Celery, management commands and the tests all run with them).
+
+Each is a documented patch of a library (the house rule for monkeypatching: why, what exactly, a test that the
+behaviour is the same, and a test that fails when the library changes so that the patch no longer applies:
+``core/tests/test_fastpaths.py``). They were found by callgrind on settled rounds through the WSGI application
+(``scripts/bench_round_cpu.py``): under CPython 3.11 a failed attribute lookup that falls back to ``__getattr__``
+formats an AttributeError message and drops it, and ``try: get_running_loop() except RuntimeError`` builds an
+exception object on every call of a thread that runs no event loop (every thread of a WSGI worker).
+
+1. **The database connections' per-thread storage** (``django.db.connections._connections``): Django keeps it in
+   asgiref's ``Local(thread_critical=True)``, whose ``__getattr__`` asks ``asyncio.get_running_loop()`` (a
+   RuntimeError raised and caught in a sync thread) before reading a plain ``threading.local``; ~30 times a round
+   (every ``connections[alias]``, so every ``connection.x``, ``transaction.atomic``, cursor). It is replaced by
+   :class:`_ConnectionsLocal`, which reads the SAME ``threading.local`` when no event loop runs in the thread
+   (``asyncio._get_running_loop() is None``: the test ``get_running_loop`` itself makes before raising) and hands any
+   access from a thread that runs a loop to asgiref's original object, so data already stored, sync or async, stays
+   where asgiref put it and async code keeps its per-context connections.
+2. **``django.utils.asyncio.async_unsafe``** (the database wrapper's ``cursor``, ``connect``, ``ensure_connection``,
+   ``commit``, the savepoints...; ~30 times a round): the same check without the exception: the methods of the
+   database wrappers' classes that Django decorated are wrapped again around the same function, with the same
+   message, raising ``SynchronousOnlyOperation`` in a thread that runs an event loop unless
+   ``DJANGO_ALLOW_ASYNC_UNSAFE`` is set, exactly as Django's ``inner`` does.
+3. **``settings.X``** (~90 times a round: ``timezone.now()``'s ``USE_TZ``, the backend's ``DEBUG``, the house's
+   rules): ``django.conf.LazySettings`` inherits ``LazyObject.__getattribute__``, a Python function run on every read
+   of a setting already cached in the instance's ``__dict__``, which looks for ``_mask_wrapped`` on the value. Its
+   purpose is to hide LazyObject's operator proxies (``__len__``, ``__iter__``, ``__getitem__``...) from ``hasattr``
+   when the wrapped object lacks them. ``LazySettings.__getattribute__`` is set to ``object.__getattribute__``: a
+   setting is read from the instance's ``__dict__`` in C, a first read still goes to ``LazySettings.__getattr__``
+   (which loads and caches it), ``override_settings`` and assignment still clear the cache through
+   ``LazySettings.__setattr__``/``__delattr__``. The one difference, tested: explicit access to those operator
+   proxies on ``settings`` (``hasattr(settings, "__len__")``) finds the proxy instead of answering for the wrapped
+   ``Settings``; the operators themselves behave as before, and nothing reads them.
+4. **psycopg2's quoting of ``int``, ``bool`` and pre-quoted values**: for every parameter psycopg2's
+   ``microprotocol_getquoted`` looks up ``prepare`` on the adapted object and, for its ``Int``, ``Boolean`` and
+   ``AsIs`` adapters (which have none), formats an AttributeError and drops it: ~65 times a round. The adapters
+   registered here are subclasses with a ``prepare`` that does nothing (the builtin ``id``, called with the
+   connection, result dropped); the quoting is the base class's, so the SQL sent is byte-identical (tested on
+   ``mogrify``). :data:`PreparedAsIs` is for code that builds pre-quoted text (``core.pgbackend.base``'s UTC
+   datetimes).
+5. **Django's lazily compiled regular expressions** read on every request (:data:`HOT_LAZY_REGEXES`): each is a
+   ``SimpleLazyObject`` whose every use (``.search``, ``.match``, ``.split``) fails a Python ``__getattribute__``
+   with a formatted AttributeError and then goes through the proxy's ``__getattr__``; ~10 a round. Each is replaced,
+   where Django keeps it (the module's global or the class attribute its function reads), by the compiled pattern the
+   proxy stands for: the same object, called directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import re
+import threading
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import psycopg2  # type: ignore[import-untyped]  # no stubs installed
+from asgiref.local import Local
+from django.conf import LazySettings, settings
+from django.core.cache.backends import base as cache_backends_base
+from django.core.exceptions import SynchronousOnlyOperation
+from django.db import connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models.sql import compiler as sql_compiler
+from django.db.models.sql import query as sql_query
+from django.db.utils import load_backend
+from django.http import request as http_request
+from django.http import response as http_response
+from django.utils import cache as utils_cache
+from django.utils.asyncio import async_unsafe
+from django.utils.functional import LazyObject, SimpleLazyObject, empty
+from django.utils.translation import trans_real
+
+#: the C function behind ``asyncio.get_running_loop()``: the running loop of this thread, or None (no exception)
+_running_loop: Callable[[], Any] = asyncio._get_running_loop
+
+_object_getattribute = object.__getattribute__
+_object_setattr = object.__setattr__
+
+
+# 1. the connections' storage ------------------------------------------------------------------------------------
+
+
+class _ConnectionsLocal:
+    """Stands in for asgiref's ``Local(thread_critical=True)`` of Django's connection handler: in a thread that
+    runs no event loop an attribute is read, set and deleted on asgiref's own ``threading.local`` (what asgiref does
+    there, without its RuntimeError); in a thread that runs one, on asgiref's original object (its async
+    storage)."""
+
+    __slots__ = ("_fast_original", "_fast_storage")
+
+    def __init__(self, original: Any) -> None:
+        _object_setattr(self, "_fast_original", original)
+        _object_setattr(self, "_fast_storage", _object_getattribute(original, "_storage"))
+
+    def __getattribute__(self, key: str) -> Any:
+        if _running_loop() is None:
+            return getattr(_STORAGE_SLOT(self), key)
+        return getattr(_ORIGINAL_SLOT(self), key)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if _running_loop() is None:
+            setattr(_STORAGE_SLOT(self), key, value)
+        else:
+            setattr(_ORIGINAL_SLOT(self), key, value)
+
+    def __delattr__(self, key: str) -> None:
+        if _running_loop() is None:
+            delattr(_STORAGE_SLOT(self), key)
+        else:
+            delattr(_ORIGINAL_SLOT(self), key)
+
+
+_STORAGE_SLOT: Callable[[_ConnectionsLocal], Any] = _ConnectionsLocal._fast_storage.__get__  # type: ignore[attr-defined]
+_ORIGINAL_SLOT: Callable[[_ConnectionsLocal], Any] = _ConnectionsLocal._fast_original.__get__  # type: ignore[attr-defined]
+
+
+def _asgiref_thread_critical_class() -> type:
+    """The class asgiref instantiates for ``Local(thread_critical=True)`` (the one this module stands in for)."""
+    return type(Local(thread_critical=True))
+
+
+def install_connections_local() -> bool:
+    """Put a :class:`_ConnectionsLocal` over ``django.db.connections``' storage (idempotent); False when the storage
+    is not asgiref's thread-critical ``Local`` with a ``threading.local`` inside (the library changed: left alone)."""
+    handler: Any = connections  # django-stubs do not declare the handler's storage
+    current = handler._connections
+    if type(current) is _ConnectionsLocal:
+        return True
+    if type(current) is not _asgiref_thread_critical_class():
+        return False
+    try:
+        storage = _object_getattribute(current, "_storage")
+    except AttributeError:
+        return False
+    if type(storage) is not threading.local:
+        return False
+    handler._connections = _ConnectionsLocal(current)
+    return True
+
+
+# 2. async_unsafe -------------------------------------------------------------------------------------------------
+
+#: the code object of Django's ``async_unsafe`` wrapper (every decorated function shares it)
+_ASYNC_UNSAFE_CODE = async_unsafe("probe")(lambda: None).__code__
+
+
+def _async_unsafe_parts(inner: Any) -> tuple[Callable[..., Any], str] | None:
+    """(the wrapped function, the message) of a function made by Django's ``async_unsafe``, or None."""
+    if getattr(inner, "__code__", None) is not _ASYNC_UNSAFE_CODE or inner.__closure__ is None:
+        return None
+    cells = dict(zip(inner.__code__.co_freevars, (c.cell_contents for c in inner.__closure__), strict=True))
+    func, message = cells.get("func"), cells.get("message")
+    if not callable(func) or not isinstance(message, str):
+        return None
+    return func, message
+
+
+def fast_async_unsafe(func: Callable[..., Any], message: str) -> Callable[..., Any]:
+    """Django's ``async_unsafe(message)(func)``, asking for the running loop without raising."""
+
+    @functools.wraps(func)
+    def inner(*args: Any, **kwargs: Any) -> Any:
+        if _running_loop() is not None and not os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE"):
+            raise SynchronousOnlyOperation(message)
+        return func(*args, **kwargs)
+
+    inner._fast_async_unsafe = True  # type: ignore[attr-defined]
+    return inner
+
+
+def _subclasses(root: type) -> list[type]:
+    out, pending = [], [root]
+    while pending:
+        cls = pending.pop()
+        out.append(cls)
+        pending.extend(cls.__subclasses__())
+    return out
+
+
+def install_async_unsafe() -> int:
+    """Rewrap every ``async_unsafe`` method of the database wrappers' classes (the configured backends imported
+    first, so their own methods are among them); returns how many."""
+    for database in settings.DATABASES.values():
+        load_backend(database["ENGINE"])
+    done = 0
+    for cls in _subclasses(BaseDatabaseWrapper):
+        for name, value in list(vars(cls).items()):
+            parts = _async_unsafe_parts(value)
+            if parts is not None:
+                setattr(cls, name, fast_async_unsafe(*parts))
+                done += 1
+    return done
+
+
+# 3. settings -----------------------------------------------------------------------------------------------------
+
+
+def install_settings_getattribute() -> bool:
+    """``LazySettings.__getattribute__ = object.__getattribute__`` (idempotent); False when LazySettings does not
+    inherit the ``LazyObject.__getattribute__`` this replaces (the library changed: left alone)."""
+    current = LazySettings.__dict__.get("__getattribute__")
+    if current is object.__getattribute__:
+        return True
+    if current is not None or LazySettings.__getattribute__ is not LazyObject.__dict__.get("__getattribute__"):
+        return False
+    LazySettings.__getattribute__ = object.__getattribute__  # type: ignore[method-assign]
+    return True
+
+
+# 4. psycopg2 -----------------------------------------------------------------------------------------------------
+
+
+class PreparedInt(psycopg2.extensions.Int):  # type: ignore[misc]  # psycopg2 is untyped
+    """psycopg2's ``Int`` with a ``prepare`` that does nothing (see the module's docstring, 4)."""
+
+    __slots__ = ()
+    prepare = id
+
+
+class PreparedBoolean(psycopg2.extensions.Boolean):  # type: ignore[misc]
+    """psycopg2's ``Boolean`` with a ``prepare`` that does nothing."""
+
+    __slots__ = ()
+    prepare = id
+
+
+class PreparedAsIs(psycopg2.extensions.AsIs):  # type: ignore[misc]
+    """psycopg2's ``AsIs`` with a ``prepare`` that does nothing."""
+
+    __slots__ = ()
+    prepare = id
+
+
+#: the type, psycopg2's own adapter for it, and ours
+_ADAPTERS = ((int, psycopg2.extensions.Int, PreparedInt), (bool, psycopg2.extensions.Boolean, PreparedBoolean))
+
+
+def install_psycopg_adapters() -> int:
+    """Register :class:`PreparedInt` and :class:`PreparedBoolean` where psycopg2's own ``Int``/``Boolean`` are (the
+    types themselves and enumerations given those adapters); returns how many were replaced."""
+    adapters, quote = psycopg2.extensions.adapters, psycopg2.extensions.ISQLQuote
+    replaced = 0
+    for (cls, proto), adapter in list(adapters.items()):
+        for _type, theirs, ours in _ADAPTERS:
+            if proto is quote and adapter is theirs:
+                adapters[(cls, proto)] = ours
+                replaced += 1
+    return replaced
+
+
+# 5. Django's lazily compiled regular expressions ------------------------------------------------------------------
+
+#: (module, class or None, attribute) of the ``_lazy_re_compile`` objects a request reads, by the Django function
+#: that reads them: ``SQLCompiler.get_order_by``, ``get_language_from_path``, ``memcache_key_warnings`` (every cache
+#: key), ``split_domain_port``, ``HttpResponse.charset``, ``patch_vary_headers``, ``Query.check_alias``
+HOT_LAZY_REGEXES: tuple[tuple[ModuleType, str | None, str], ...] = (
+    (sql_compiler, "SQLCompiler", "ordering_parts"),
+    (trans_real, None, "language_code_prefix_re"),
+    (cache_backends_base, None, "memcached_error_chars_re"),
+    (http_request, None, "host_validation_re"),
+    (http_response, None, "_charset_from_content_type_re"),
+    (utils_cache, None, "cc_delim_re"),
+    (sql_query, None, "FORBIDDEN_ALIAS_PATTERN"),
+)
+
+
+def install_eager_regexes() -> int:
+    """Replace each of :data:`HOT_LAZY_REGEXES` by the compiled pattern its ``SimpleLazyObject`` stands for (the
+    same object the proxy would call: ``_lazy_re_compile``'s ``re.compile(regex, flags)``); returns how many hold a
+    compiled pattern now. Each use through the proxy cost a Python ``__getattribute__`` that fails with a formatted
+    AttributeError, then the proxy's ``__getattr__``: ~10 a round."""
+    done = 0
+    for module, class_name, attribute in HOT_LAZY_REGEXES:
+        holder: Any = module
+        if class_name is not None:
+            holder = getattr(holder, class_name, None)
+        lazy: Any = getattr(holder, attribute, None)
+        if type(lazy) is re.Pattern:  # type(), not isinstance(): the proxy passes isinstance() as its wrapped class
+            done += 1
+            continue
+        if type(lazy) is not SimpleLazyObject:
+            continue  # the library changed: left alone (the test names it)
+        proxy: Any = lazy  # django-stubs do not declare LazyObject's internals
+        if proxy._wrapped is empty:
+            proxy._setup()
+        compiled = proxy._wrapped
+        if type(compiled) is re.Pattern:
+            setattr(holder, attribute, compiled)
+            done += 1
+    return done
+
+
+def install() -> dict[str, object]:
+    """All five, once per process (each idempotent); what each did, for the tests."""
+    return {
+        "connections_local": install_connections_local(),
+        "async_unsafe": install_async_unsafe(),
+        "settings": install_settings_getattribute(),
+        "psycopg_adapters": install_psycopg_adapters(),
+        "eager_regexes": install_eager_regexes(),
+    }
