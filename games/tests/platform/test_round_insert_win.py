@@ -31,6 +31,7 @@ from tests.kit.money import czk
 from tests.kit.platform import balance, key
 from tests.kit.wallet import SYSTEM, fund, ledger_clean
 from wallet import selectors
+from wallet.errors import REFERENCE_CONFLICT
 from wallet.models import Debt, Entry, LedgerTransaction
 from wallet.services import (
     DeferredPosting,
@@ -215,6 +216,6 @@ def test_a_reused_win_reference_is_refused_as_the_posting_alone_refuses_it(clock
             format="json",
             HTTP_IDEMPOTENCY_KEY=key(),
         )
-    assert r.status_code == 409 and r.json()["error"]["code"] == "wallet.reference_conflict", r.content
+    assert r.status_code == 409 and r.json()["error"]["code"] == REFERENCE_CONFLICT.code, r.content
     assert (balance(player), Round.objects.filter(player=player).count()) == before
     ledger_clean()
