@@ -14,7 +14,8 @@
 * :data:`ROUND_INSERT`: a new round inserted with its audit event, in ONE statement; replaces 2 (the ORM's insert
   of the round and of the event, each compiled and planned per call). :data:`ROUND_INSERT_DECIDED`: the same for a
   round settled at its start, with the limits' counters of its bet (``limits/sql.py`` DECIDED_NOW_CTES) in the
-  same statement.
+  same statement; :data:`ROUND_INSERT_DECIDED_WIN` with its win posting too (``wallet/sql.py`` posting_ctes), when
+  the win is a plain posting (``wallet.services.round_win_deferred``).
 
 Every value is passed through its model field (``get_db_prep_save``) and cast to the field's database type (a
 changed field type fails ``tests/test_sql_contracts.py`` until the cast follows it). Pinned by
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from django.db import DEFAULT_DB_ALIAS
+from django.db import DEFAULT_DB_ALIAS, IntegrityError
 from django.db.models import Model
 from django.db.models.query import QuerySet
 
@@ -42,6 +43,7 @@ from wallet.models import LedgerAccount, Wallet
 
 if TYPE_CHECKING:
     from limits.services import BetCounters
+    from wallet.services import DeferredPosting
 
 _GAME_FIELDS = ("id", "code", "version", "enabled", "name", "name_cs", "kind", "approval_state")
 
@@ -367,17 +369,20 @@ _ROUND_INSERT_WITH = {
     "decided_now": (limits_sql.DECIDED_NOW_CTES, limits_sql.DECIDED_NOW_STATE, ("n_periods", "n_buckets", "n_settled")),
     "bet_place": (limits_sql.BET_PLACE_CTES, limits_sql.BET_PLACE_STATE, ("n_periods", "n_bets")),
 }
+_WIN = wallet_sql.DEFERRED_PREFIX  # the win posting's parameters in ROUND_INSERT_DECIDED_WIN
 _ROUND_INSERT_PARAMS = {**{f"e_{n}": Model for n in _AUDIT_INSERT}, **{f"r_{n}": Model for n in _ROUND_INSERT}}
 
 
-def _round_insert_with(parts: str) -> str:
+def _round_insert_with(parts: str, *, win: bool = False) -> str:
     ctes, state, counts = _ROUND_INSERT_WITH[parts]
     returned = ", ".join(f"(SELECT {c} FROM counted)" for c in counts)
+    posting = f"{wallet_sql.posting_ctes(_WIN)}, " if win else ""
+    posted = f", {wallet_sql.POSTING_RETURNS}" if win else ""
     return f"""WITH {ctes}, counted AS (
 {state}
-), {_ROUND_INSERT_AUDIT}
+), {posting}{_ROUND_INSERT_AUDIT}
 {_ROUND_INSERT_ROW}
-RETURNING (SELECT id FROM audit), {returned}"""
+RETURNING (SELECT id FROM audit), {returned}{posted}"""
 
 
 ROUND_INSERT_DECIDED = register(
@@ -386,6 +391,29 @@ ROUND_INSERT_DECIDED = register(
     columns={**limits_sql.DECIDED_NOW_COLUMNS, Round: _ROUND_INSERT, AuditEvent: ("id", *_AUDIT_INSERT)},
     inserts=(*limits_sql.DECIDED_NOW_INSERTS, Round, AuditEvent),
     params={**limits_sql.DECIDED_NOW_PARAMS, **_ROUND_INSERT_PARAMS},
+)
+#: ROUND_INSERT_DECIDED with the round's win posted in the same statement (``wallet/sql.py`` posting_ctes, the
+#: posting's one definition, its parameters prefixed ``w_``): a round settled at its start that wins, when the win
+#: is a plain posting (``wallet.services.round_win_deferred``: no debt to pay down first, GP §7(7); no jackpot
+#: award to post beside it). The posting writes the ledger's tables only and reads none the other parts write, so
+#: one snapshot for all is what the posting and the insert saw one after the other under the wallet lock; the
+#: round's ``balance_after`` is the balance the posting leaves, computed under that lock and checked against what
+#: the posting returns (``DeferredPosting.written``). One round trip fewer for every winning round.
+ROUND_INSERT_DECIDED_WIN = register(
+    "games.round_insert_decided_win",
+    _round_insert_with("decided_now", win=True),
+    columns={
+        **limits_sql.DECIDED_NOW_COLUMNS,
+        **wallet_sql.POSTING_COLUMNS,
+        Round: _ROUND_INSERT,
+        AuditEvent: ("id", *_AUDIT_INSERT),
+    },
+    inserts=(*limits_sql.DECIDED_NOW_INSERTS, *wallet_sql.POSTING_INSERTS, Round, AuditEvent),
+    params={
+        **limits_sql.DECIDED_NOW_PARAMS,
+        **{f"{_WIN}{n}": t for n, t in wallet_sql.POSTING_PARAMS.items()},
+        **_ROUND_INSERT_PARAMS,
+    },
 )
 ROUND_INSERT_PLACED = register(
     "games.round_insert_placed",
@@ -397,22 +425,39 @@ ROUND_INSERT_PLACED = register(
 _ROUND_INSERT_COUNTED = {"decided_now": ROUND_INSERT_DECIDED, "bet_place": ROUND_INSERT_PLACED}
 
 
-def round_insert(rnd: Round, *, audit: AuditEvent, counters: BetCounters | None = None) -> None:
+def round_insert(
+    rnd: Round, *, audit: AuditEvent, counters: BetCounters | None = None, win: DeferredPosting | None = None
+) -> None:
     """Insert a new round (every field, its id given) with its audit event in ONE statement (:data:`ROUND_INSERT`);
     the id the database gave is set on ``audit``. ``counters``: the limits' counters of the round's bet, returned
     unwritten by ``limits.services.stake_decided_now`` or ``stake_placed_counted``, written by the same statement
-    (:data:`ROUND_INSERT_DECIDED` / :data:`ROUND_INSERT_PLACED`) and what it wrote handed to ``counters.written``."""
+    (:data:`ROUND_INSERT_DECIDED` / :data:`ROUND_INSERT_PLACED`) and what it wrote handed to ``counters.written``.
+    ``win``: the round's win posting returned unwritten by ``wallet.services.round_win_deferred``, written by the
+    same statement with decided counters (:data:`ROUND_INSERT_DECIDED_WIN`) and checked by ``win.written``; with
+    any other form it is posted alone first (``win.post``)."""
     if rnd.pk is None:
         raise ValueError("round_insert: the round's id is taken first (START_CONTEXT)")
+    if win is not None and (counters is None or counters.parts != "decided_now"):
+        win.post()  # no statement of this round's insert carries it: the posting alone, as before
+        win = None
     params = {**params_of(Round, rnd, _ROUND_INSERT, "r_"), **params_of(AuditEvent, audit, _AUDIT_INSERT, "e_")}
     with cursor() as cur:
         if counters is None:
             execute(cur, ROUND_INSERT, params)
             audit.pk = cur.fetchone()[0]
-        else:
+        elif win is None:
             execute(cur, _ROUND_INSERT_COUNTED[counters.parts], {**counters.params, **params})
             audit.pk, *counts = cur.fetchone()
             counters.written(counts)
+        else:
+            try:
+                execute(cur, ROUND_INSERT_DECIDED_WIN, {**counters.params, **win.params, **params})
+            except IntegrityError as exc:
+                win.refused(exc)  # the posting's own failure is refused as the posting alone refuses it
+                raise
+            audit.pk, *counts, txn_id, balance, entries = cur.fetchone()
+            counters.written(counts)
+            win.written((txn_id, balance, entries))
     audit._state.adding = False
     rnd._state.adding = False
     rnd._state.db = DEFAULT_DB_ALIAS

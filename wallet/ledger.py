@@ -282,18 +282,13 @@ def wallet_lock_live(*, player: Player) -> LockedWallet:
     return LockedWallet.of(*got)
 
 
-def post_with_operator(
+def _posting_params(
     *, locked: LockedWallet, kind: str, reference: str, delta: int, operator: str, actor: Actor
-) -> int:
-    """One balanced transaction between the locked player's live account (``delta``) and an operator account
-    (``-delta``), written in ONE statement: the transaction row, the balance update and both entries. The
-    database still enforces the balance (a check), the zero sum and the debt rule (deferred triggers) and
-    append-only rows; only a reused reference is ``wallet.reference_conflict``, any other integrity failure is
-    alarmed and re-raised (:func:`_integrity_refusal`). Returns the
-    transaction id; ``locked.balance`` becomes the balance after. The caller checked the amount and funds."""
+) -> dict[str, Any]:
+    """The parameters of the posting's statement (``wallet/sql.py`` posting_ctes), for both ways it is written."""
     if delta == 0 or not reference or len(reference) > 160:
         raise ValueError(f"bad posting {kind}:{reference} {delta}")
-    params: dict[str, Any] = {
+    return {
         "op_code": operator,
         "op_kind": operator_kind(operator),
         "now": clock.now(),
@@ -305,17 +300,105 @@ def post_with_operator(
         "delta": delta,
         "account_id": locked.account_id,
     }
+
+
+def _post_alone(params: dict[str, Any], *, kind: str, reference: str) -> tuple[int | None, int | None, int]:
+    """Run the posting's statement (``wallet/sql.py`` POST_WITH_OPERATOR): (transaction id, balance after,
+    entries written). Only a reused reference is ``wallet.reference_conflict``, any other integrity failure is
+    alarmed and re-raised (:func:`_integrity_refusal`)."""
     # The operator account is created on first use. When another transaction creates it at the same moment, the
     # insert skips it (ON CONFLICT) and this statement's snapshot cannot see it yet: then NOTHING is written (every
     # part needs the operator row) and the statement runs once more; a new statement sees the committed row.
     for _attempt in range(2):
         try:
-            txn_id, balance, entries = sql.post_with_operator(params)
+            row = sql.post_with_operator(params)
         except IntegrityError as exc:
             _integrity_refusal(exc, kind=kind, reference=reference)
-        if entries != 0:
+        if row[2] != 0:
             break
+    return row
+
+
+def post_with_operator(
+    *, locked: LockedWallet, kind: str, reference: str, delta: int, operator: str, actor: Actor
+) -> int:
+    """One balanced transaction between the locked player's live account (``delta``) and an operator account
+    (``-delta``), written in ONE statement: the transaction row, the balance update and both entries. The
+    database still enforces the balance (a check), the zero sum and the debt rule (deferred triggers) and
+    append-only rows; only a reused reference is ``wallet.reference_conflict``, any other integrity failure is
+    alarmed and re-raised (:func:`_integrity_refusal`). Returns the
+    transaction id; ``locked.balance`` becomes the balance after. The caller checked the amount and funds."""
+    params = _posting_params(locked=locked, kind=kind, reference=reference, delta=delta, operator=operator, actor=actor)
+    txn_id, balance, entries = _post_alone(params, kind=kind, reference=reference)
     if entries != 2 or txn_id is None or balance is None:
         raise RuntimeError(f"posting {kind}:{reference} wrote {entries} entries")
     locked.balance = locked.account.balance = int(balance)
     return int(txn_id)
+
+
+#: the tables of the posting's rows: an integrity failure on one of them is the posting's
+#: (:meth:`DeferredPosting.refused`)
+_POSTING_TABLES = frozenset(m._meta.db_table for m in sql.POSTING_INSERTS)
+
+
+@dataclass
+class DeferredPosting:
+    """A posting of :func:`post_with_operator` computed under the wallet lock and written by the caller's next
+    statement, which carries it (``wallet/sql.py`` posting_ctes under ``DEFERRED_PREFIX``: games/sql.py
+    ROUND_INSERT_DECIDED_WIN, a round's win in its insert): one round trip fewer. Only a plain posting is deferred:
+    nothing follows it in Python (no debt paydown, GP §7(7)), and its operator account is visible already (the
+    stake of the same round was posted to it in this transaction): the carrying statement does not run again as
+    :func:`post_with_operator` does when another transaction creates the account at that moment.
+    ``locked.balance`` is the balance after from the moment it is made, so what the caller writes beside it (the
+    round's ``balance_after``) is that balance; :meth:`written` fails the transaction unless the statement wrote
+    exactly this posting and that balance."""
+
+    locked: LockedWallet
+    kind: str
+    reference: str
+    plain: dict[str, Any]  # the posting's parameters
+    params: dict[str, Any]  # the same, named with DEFERRED_PREFIX (the carrying statement's)
+    balance_after: int
+
+    @classmethod
+    def of(
+        cls, *, locked: LockedWallet, kind: str, reference: str, delta: int, operator: str, actor: Actor
+    ) -> DeferredPosting:
+        """The posting, its statement's parameters and the balance it leaves; ``locked`` shows that balance."""
+        params = _posting_params(
+            locked=locked, kind=kind, reference=reference, delta=delta, operator=operator, actor=actor
+        )
+        posting = cls(
+            locked=locked,
+            kind=kind,
+            reference=reference,
+            plain=params,
+            params=sql.posting_params(params, sql.DEFERRED_PREFIX),
+            balance_after=locked.balance + delta,
+        )
+        locked.balance = locked.account.balance = posting.balance_after
+        return posting
+
+    def written(self, row: Sequence[Any]) -> int:
+        """``row``: what the statement returned of the posting (``wallet/sql.py`` POSTING_RETURNS). Its
+        transaction, both entries and the balance computed under the lock, or the transaction fails. Returns the
+        transaction id."""
+        txn_id, balance, entries = row
+        if txn_id is None or entries != 2 or balance != self.balance_after:
+            raise RuntimeError(
+                f"posting {self.kind}:{self.reference} not written: {tuple(row)}, balance {self.balance_after} expected"
+            )
+        return int(txn_id)
+
+    def refused(self, exc: IntegrityError) -> None:
+        """An integrity failure of the statement that carried the posting: the posting's own (a reused reference:
+        ``wallet.reference_conflict``; any other on its rows alarmed and re-raised, :func:`_integrity_refusal`)
+        is refused as :func:`post_with_operator` refuses it; returns for a failure of another part."""
+        diag = getattr(exc.__cause__, "diag", None)
+        if sql.is_reference_conflict(exc) or getattr(diag, "table_name", None) in _POSTING_TABLES:
+            _integrity_refusal(exc, kind=self.kind, reference=self.reference)
+
+    def post(self) -> int:
+        """Write the posting in a statement of its own (:data:`wallet.sql.POST_WITH_OPERATOR`, with its retry and
+        refusals): when the statement that was to carry it is not run. Returns the transaction id."""
+        return self.written(_post_alone(self.plain, kind=self.kind, reference=self.reference))

@@ -8,7 +8,9 @@
   on first use), the balance update and both entries in ONE statement; replaces the ORM's 5-7 (transaction
   insert in a savepoint, operator account read, balance update, entries). The operator account is read first and
   inserted only when missing: an existing one (every posting but the first) costs one key lookup, not an insert
-  attempt that draws a sequence number and probes the unique index before it is skipped.
+  attempt that draws a sequence number and probes the unique index before it is skipped. Its parts
+  (:func:`posting_ctes`, the one definition) are also carried by another statement: games/sql.py
+  ROUND_INSERT_DECIDED_WIN posts a round's win in the round's insert (``wallet.ledger.DeferredPosting``).
 * :data:`BALANCE_ADD`: ``balance = balance + x RETURNING balance`` of a player account (the general posting).
 * :data:`CARRY_ENTRIES`, :data:`CARRY_TRANSACTIONS`: an archived month's totals carried forward
   (``wallet.archived_totals``, the hooks of ``core.partitions_archive``), not on the round path.
@@ -93,62 +95,92 @@ _OP_INSERT = ("code", "kind", "player_id", "currency", "tracks_balance", "balanc
 _TXN_INSERT = ("kind", "reference", "player_id", "amount", "currency", "memo", "created_at", "actor_label")
 _ENTRY_INSERT = ("transaction_id", "account_id", "amount", "balance_after", "created_at")
 
-POST_WITH_OPERATOR = register(
-    "wallet.post_with_operator",
-    """WITH op_old AS (
-    SELECT id FROM wallet_ledgeraccount WHERE code = CAST(%(op_code)s AS varchar)
+
+#: the posting's parts, ONE definition: the common table expressions (named ``op_old``, ``op_new``, ``op``, ``txn``,
+#: ``acc``, ``entries``) with their parameters named ``<prefix><name>`` (:data:`POSTING_PARAMS`), and what the
+#: statement returns of them (the transaction id, the balance after, the entries written). :data:`POST_WITH_OPERATOR`
+#: is them alone; games/sql.py ROUND_INSERT_DECIDED_WIN carries them in a settled round's insert (a round's win when
+#: it is a plain posting: ``wallet.ledger.DeferredPosting``), under the prefix ``w_`` there.
+def posting_ctes(prefix: str = "") -> str:
+    """The posting's common table expressions, their parameters named ``<prefix><name>``."""
+    return f"""op_old AS (
+    SELECT id FROM wallet_ledgeraccount WHERE code = CAST(%({prefix}op_code)s AS varchar)
 ), op_new AS (
     INSERT INTO wallet_ledgeraccount (code, kind, player_id, currency, tracks_balance, balance, debt, created_at)
-    SELECT CAST(%(op_code)s AS varchar), CAST(%(op_kind)s AS varchar), NULL, CAST(%(currency)s AS varchar), false, 0,
-           0, CAST(%(now)s AS timestamp with time zone)
+    SELECT CAST(%({prefix}op_code)s AS varchar), CAST(%({prefix}op_kind)s AS varchar), NULL,
+           CAST(%({prefix}currency)s AS varchar), false, 0, 0, CAST(%({prefix}now)s AS timestamp with time zone)
     WHERE NOT EXISTS (SELECT 1 FROM op_old)
     ON CONFLICT (code) DO NOTHING RETURNING id
 ), op AS (
     SELECT id FROM op_old UNION ALL SELECT id FROM op_new LIMIT 1
 ), txn AS (
     INSERT INTO wallet_ledgertransaction (kind, reference, player_id, amount, currency, memo, created_at, actor_label)
-    SELECT %(kind)s, %(reference)s, %(player_id)s, %(amount)s, %(currency)s, %(memo)s, %(now)s, %(actor)s FROM op
+    SELECT %({prefix}kind)s, %({prefix}reference)s, %({prefix}player_id)s, %({prefix}amount)s, %({prefix}currency)s,
+           %({prefix}memo)s, %({prefix}now)s, %({prefix}actor)s FROM op
     RETURNING id
 ), acc AS (
-    UPDATE wallet_ledgeraccount SET balance = balance + %(delta)s
-    WHERE id = %(account_id)s AND EXISTS (SELECT 1 FROM op) RETURNING balance
+    UPDATE wallet_ledgeraccount SET balance = balance + %({prefix}delta)s
+    WHERE id = %({prefix}account_id)s AND EXISTS (SELECT 1 FROM op) RETURNING balance
 ), entries AS (
     INSERT INTO wallet_entry (transaction_id, account_id, amount, balance_after, created_at)
-    SELECT txn.id, %(account_id)s, %(delta)s, acc.balance, %(now)s FROM txn, acc
+    SELECT txn.id, %({prefix}account_id)s, %({prefix}delta)s, acc.balance, %({prefix}now)s FROM txn, acc
     UNION ALL
-    SELECT txn.id, op.id, -%(delta)s, NULL, %(now)s FROM txn, op
+    SELECT txn.id, op.id, -%({prefix}delta)s, NULL, %({prefix}now)s FROM txn, op
     RETURNING 1
-)
-SELECT (SELECT id FROM txn), (SELECT balance FROM acc), (SELECT count(*) FROM entries)""",
-    columns={A: (*_OP_INSERT, "id"), T: (*_TXN_INSERT, "id"), E: _ENTRY_INSERT},
-    inserts=(A, T, E),
-    params={
-        "op_code": str,
-        "op_kind": str,
-        "currency": str,
-        "now": datetime,
-        "kind": str,
-        "reference": str,
-        "player_id": int,
-        "amount": int,
-        "memo": str,
-        "actor": str,
-        "delta": int,
-        "account_id": int,
-    },
+)"""
+
+
+#: the parameters' prefix of a posting carried by another statement (``wallet.ledger.DeferredPosting``; games/sql.py
+#: ROUND_INSERT_DECIDED_WIN): its names would meet the limits' there (``kind``)
+DEFERRED_PREFIX = "w_"
+POSTING_RETURNS = "(SELECT id FROM txn), (SELECT balance FROM acc), (SELECT count(*) FROM entries)"
+POSTING_COLUMNS: dict[type[Model], tuple[str, ...]] = {
+    A: (*_OP_INSERT, "id"),
+    T: (*_TXN_INSERT, "id"),
+    E: _ENTRY_INSERT,
+}
+POSTING_INSERTS: tuple[type[Model], ...] = (A, T, E)
+POSTING_PARAMS: dict[str, type | tuple[type, ...]] = {
+    "op_code": str,
+    "op_kind": str,
+    "currency": str,
+    "now": datetime,
+    "kind": str,
+    "reference": str,
+    "player_id": int,
+    "amount": int,
+    "memo": str,
+    "actor": str,
+    "delta": int,
+    "account_id": int,
+}
+
+
+def posting_params(params: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """The posting's parameters (the currency and memo the model's defaults unless given), named with ``prefix``."""
+    full = {
+        "currency": T._meta.get_field("currency").get_default(),
+        "memo": T._meta.get_field("memo").get_default(),
+        **params,
+    }
+    return {f"{prefix}{k}": v for k, v in full.items()} if prefix else full
+
+
+POST_WITH_OPERATOR = register(
+    "wallet.post_with_operator",
+    f"""WITH {posting_ctes()}
+SELECT {POSTING_RETURNS}""",
+    columns=POSTING_COLUMNS,
+    inserts=POSTING_INSERTS,
+    params=POSTING_PARAMS,
 )
 
 
 def post_with_operator(params: dict[str, Any]) -> tuple[int | None, int | None, int]:
     """Run :data:`POST_WITH_OPERATOR`: (transaction id, balance after, entries written). The currency and memo
     are the model's defaults unless given."""
-    full = {
-        "currency": T._meta.get_field("currency").get_default(),
-        "memo": T._meta.get_field("memo").get_default(),
-        **params,
-    }
     with cursor() as cur:
-        execute(cur, POST_WITH_OPERATOR, full)
+        execute(cur, POST_WITH_OPERATOR, posting_params(params))
         txn_id, balance, entries = cur.fetchone()
     return txn_id, balance, int(entries)
 

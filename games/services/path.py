@@ -59,7 +59,15 @@ from limits.services import (
     stake_voided,
 )
 from wallet.selectors import balance
-from wallet.services import LockedWallet, round_stake_debit, round_win_credit, stake_refund, wallet_lock_live
+from wallet.services import (
+    DeferredPosting,
+    LockedWallet,
+    round_stake_debit,
+    round_win_credit,
+    round_win_deferred,
+    stake_refund,
+    wallet_lock_live,
+)
 
 if TYPE_CHECKING:
     from accounts.models import Player
@@ -327,17 +335,26 @@ def settle(
     then (GP §7(4)), not until the sweeper came. Play money moves nothing (``locked`` None)."""
     paid, cap_hit, jackpot_paid = rnd.win_engine, False, 0
     decided: BetCounters | None = None
+    win_posting: DeferredPosting | None = None
     if not rnd.play_money:
         if locked is None:
             raise RuntimeError(f"round {rnd.pk}: a real-money settlement runs under the wallet lock")
         paid, cap_left, cap_hit = capped(rnd.win_engine)
-        round_win_credit(
-            locked=locked,
-            player=rnd.player,
-            amount=Money(paid - credited, rnd.currency),
-            reference=round_ref(rnd, "win"),
-            actor=actor,
-        )
+        if opening is not None and not awards:  # the win posted by the round's insert, when a plain posting
+            win_posting = round_win_deferred(
+                locked=locked,
+                amount=Money(paid - credited, rnd.currency),
+                reference=round_ref(rnd, "win"),
+                actor=actor,
+            )
+        else:  # jackpot awards are posted after the win (their entries' balances follow it): the win first
+            round_win_credit(
+                locked=locked,
+                player=rnd.player,
+                amount=Money(paid - credited, rnd.currency),
+                reference=round_ref(rnd, "win"),
+                actor=actor,
+            )
         if opening is None or awards:
             known = awards if opening is not None else (None if _award_recorded(rnd) else [])
             jackpot_paid, settled = jackpots.round_settle(
@@ -388,9 +405,10 @@ def settle(
         "win_capped": rnd.win_capped,
     }
     if opening is not None:  # the round's one write (its id was taken by the round context), with its audit event
-        games_sql.round_insert(  # and the limits' counters of its bet (``decided``), in ONE statement
+        games_sql.round_insert(  # the limits' counters of its bet (``decided``) and its win posting, in ONE statement
             rnd,
             counters=decided,
+            win=win_posting,
             audit=audit_event(
                 actor=actor,
                 action="games.round_played",

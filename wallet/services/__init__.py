@@ -5,7 +5,7 @@ import each other without a cycle (deposits -> payouts -> withdrawals -> sending
 of a Celery task imports ``wallet.tasks`` inside a function, because the tasks import these services.
 """
 
-from wallet.ledger import LockedWallet, wallet_lock, wallet_lock_live
+from wallet.ledger import DeferredPosting, LockedWallet, wallet_lock, wallet_lock_live
 from wallet.services.bank import (
     bank_statement_import,
     bank_statement_process,
@@ -52,6 +52,7 @@ from wallet.services.play import (
     operator_transfer,
     round_stake_debit,
     round_win_credit,
+    round_win_deferred,
     stake_debit,
     stake_refund,
     win_credit,
@@ -66,9 +67,11 @@ from wallet.services.withdrawals import (
 )
 
 __all__ = [
+    "DeferredPosting",
     "LockedWallet",
     "round_stake_debit",
     "round_win_credit",
+    "round_win_deferred",
     "wallet_lock_live",
     "adjustment_credit",
     "bank_credit_assign",

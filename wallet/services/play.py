@@ -17,6 +17,7 @@ from core.money import Money
 from core.sql import instance
 from wallet import errors, rules
 from wallet.ledger import (
+    DeferredPosting,
     LockedWallet,
     apply_credit_to_debt,
     check_amount,
@@ -247,3 +248,25 @@ def round_win_credit(
         raise errors.NOT_AN_OPERATOR_ACCOUNT(account=source)
     _credit(locked, kind=TxnKind.WIN, amt=amt, reference=reference, source=source, actor=actor)
     return locked.balance
+
+
+def round_win_deferred(
+    *, locked: LockedWallet, amount: Money, reference: str, actor: Actor, source: str = "house"
+) -> DeferredPosting | None:
+    """:func:`round_win_credit` for a round settled at its start whose insert can carry the win (games/sql.py
+    ROUND_INSERT_DECIDED_WIN, one round trip fewer): the same checks and the same posting (``_credit``'s), returned
+    unwritten (:class:`~wallet.ledger.DeferredPosting`; ``locked.balance`` is already the balance after) when it is
+    a plain posting. A player with a recorded debt pays it down from the win first (GP §7(7)): that credit is posted
+    at once, the paydown follows (``_credit``), and None is returned; a zero win posts nothing (None). The caller
+    posted the round's stake to ``source`` in this transaction (its account is visible to the carrying statement)."""
+    amt = check_amount(amount, allow_zero=True)
+    if amt == 0:
+        return None
+    if not _win_source_ok(source):
+        raise errors.NOT_AN_OPERATOR_ACCOUNT(account=source)
+    if locked.debt > 0:
+        _credit(locked, kind=TxnKind.WIN, amt=amt, reference=reference, source=source, actor=actor)
+        return None
+    return DeferredPosting.of(
+        locked=locked, kind=TxnKind.WIN, reference=reference, delta=amt, operator=source, actor=actor
+    )
