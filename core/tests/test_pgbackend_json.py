@@ -209,3 +209,17 @@ def test_json_fields_without_an_encoder_get_it_and_plain_values_take_orjson():
     with connection.cursor() as cur:
         sent = cur.mogrify("SELECT %s", [FastJsonb({"status": Colour.RED, "name": "ř"})])
     assert sent == 'SELECT \'{"status":"red","name":"ř"}\'::jsonb'.encode()
+
+
+@pytest.mark.django_db
+def test_a_fast_jsonb_is_its_own_adapter_and_is_sent_as_before():
+    """Registered as its own adapter (no failed ``ISQLQuote.__adapt__`` lookup before ``__conform__``): psycopg2's
+    ``adapt`` gives the value itself, what ``__conform__`` gave, and the text sent is the same."""
+    import psycopg2.extensions  # type: ignore[import-untyped]  # no stubs installed
+
+    value = FastJsonb({"a": [1, "ř"]})
+    assert psycopg2.extensions.adapters[(FastJsonb, psycopg2.extensions.ISQLQuote)] is not None
+    assert psycopg2.extensions.adapt(value) is value
+    assert value.__conform__(psycopg2.extensions.ISQLQuote) is value  # the path it replaces gave the same object
+    with connection.cursor() as cur:
+        assert cur.mogrify("SELECT %s", [value]) == 'SELECT \'{"a":[1,"ř"]}\'::jsonb'.encode()
