@@ -283,3 +283,61 @@ def test_a_login_and_the_login_lock_out_answer_the_same_through_both_handlers(na
     )
     assert status == 200 and json.loads(body)["token"], body
     cache.clear()
+
+
+def _static_api_paths() -> list[str]:
+    """Every route of the URLconf under ``API_PREFIX`` without a parameter (its whole path), found by walking it."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+    from django.urls.resolvers import RoutePattern
+
+    found: list[str] = []
+
+    def walk(patterns: Any, prefix: str) -> None:
+        for p in patterns:
+            if not isinstance(p.pattern, RoutePattern) or p.pattern.converters:
+                continue
+            route = prefix + str(p.pattern)
+            if isinstance(p, URLResolver):
+                walk(p.url_patterns, route)
+            elif isinstance(p, URLPattern) and ("/" + route).startswith(wsgi.API_PREFIX):
+                found.append("/" + route)
+
+    walk(get_resolver().url_patterns, "")
+    return found
+
+
+def test_the_api_handler_resolves_a_route_without_parameters_once_and_answers_as_django_does() -> None:
+    """``ApiHandler.resolve_request`` keeps the match of a route without parameters (Django's resolution walks the
+    URLconf's patterns on every request): each request gets a match equal to Django's own, with kwargs of its own,
+    the first and every later time; a path with parameters, and a path no route matches, are resolved by Django
+    each time (kept nowhere)."""
+    from django.urls import Resolver404, get_resolver
+
+    from config.wsgi import ApiHandler
+
+    handler = ApiHandler()
+    paths = _static_api_paths()
+    assert "/api/v1/games/rounds" in paths and "/api/v1/wallet/overview" in paths and len(paths) > 40
+
+    def fields(m: Any) -> tuple[Any, ...]:
+        return (m.func, m.args, m.kwargs, m.url_name, m.route, m.app_names, m.namespaces, m.view_name, m.tried)
+
+    for path in paths:
+        django_s = get_resolver().resolve(path)
+        seen = []
+        for _ in range(2):
+            request = RequestFactory().get(path)
+            match = handler.resolve_request(request)
+            assert request.resolver_match is match and fields(match) == fields(django_s), path
+            seen.append(match)
+        assert seen[0] is not seen[1] and seen[0].kwargs is not seen[1].kwargs, path
+        assert (get_resolver(), path) in handler._resolved, path  # kept: the second came from the process's copy
+    round_path = "/api/v1/games/rounds/12/actions"
+    request = RequestFactory().post(round_path)
+    assert handler.resolve_request(request).kwargs == {"round_id": 12}
+    assert handler.resolve_request(RequestFactory().post("/api/v1/games/rounds/13/actions")).kwargs == {"round_id": 13}
+    for path in ("/api/v1/games/nothing-here", "/api/v1/games/rounds/"):
+        for _ in range(2):
+            with pytest.raises(Resolver404):
+                handler.resolve_request(RequestFactory().get(path))
+    assert not [key for key in handler._resolved if key[1] not in paths]
