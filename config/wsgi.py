@@ -3,7 +3,8 @@
 Two Django handlers over the same URLconf, views and middleware classes:
 
 * the site's, with every middleware of ``settings.MIDDLEWARE`` (the admin, the pages, and any request with a cookie);
-* the API's, with ``api_middleware()``: the same list, in the same order, less the entries of ``NOT_FOR_THE_API``,
+* the API's, with ``api_middleware()``: the same list, in the same order, less the entries of ``NOT_FOR_THE_API``
+  (and Django's locale middleware in its cookieless form, ``REPLACED_FOR_THE_API``),
   each of which can have nothing to do with a request to the player API that carries no cookie (no session, so no
   second factor, CSRF token or messages; no static file or back-office page under ``/api/v1/``). A request goes to
   the API's handler when its path is under ``API_PREFIX`` and it sends no ``Cookie`` header (or an empty one); a
@@ -50,9 +51,17 @@ NOT_FOR_THE_API: dict[str, str] = {
 }
 
 
+#: the ``settings.MIDDLEWARE`` entries the API's handler runs in a form for its requests (no cookie, under
+#: ``API_PREFIX``), a subclass giving the same answers with less work (``core/tests/test_wsgi_entry.py`` compares them)
+REPLACED_FOR_THE_API: dict[str, str] = {
+    "django.middleware.locale.LocaleMiddleware": "core.middleware.CookielessLocaleMiddleware",
+}
+
+
 def api_middleware(middleware: Iterable[str]) -> list[str]:
-    """The API handler's middleware: ``middleware`` in its order, less ``NOT_FOR_THE_API``."""
-    return [m for m in middleware if m not in NOT_FOR_THE_API]
+    """The API handler's middleware: ``middleware`` in its order, less ``NOT_FOR_THE_API``, with the entries of
+    ``REPLACED_FOR_THE_API`` in their API form."""
+    return [REPLACED_FOR_THE_API.get(m, m) for m in middleware if m not in NOT_FOR_THE_API]
 
 
 #: how many paths ``ApiHandler`` keeps resolved (the API's routes without parameters number ~80; a bound all the same,
