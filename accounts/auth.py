@@ -92,7 +92,9 @@ class PlayerTokenAuthentication(authentication.BaseAuthentication):
             raise
 
     def _authenticate(self, request: Request) -> tuple[User, AuthToken] | None:
-        header = authentication.get_authorization_header(request).split()
+        # DRF's own reading of the header, given the Django request it wraps: DRF's Request reaches ``META`` through
+        # its ``__getattr__`` after a failed lookup (an AttributeError raised and caught on every API call)
+        header = authentication.get_authorization_header(request._request).split()  # type: ignore[arg-type]
         if not header or header[0].lower() != self.keyword.lower().encode():
             return None
         if len(header) != 2:

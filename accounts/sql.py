@@ -1,8 +1,16 @@
 """The accounts' hot statement: the token of every API request with its user, login session and player, as the SQL
 it is (see core/sql.py), mapped back with ``Model.from_db``; replaces the 3-4 ORM reads of
-``select_related("user", "session", "user__player")`` and its compilation per request. Each row is read whole
-(``tests/test_sql_contracts.py`` fails when a model gains a field the statement does not read). Pinned by every API
-test, ``games/tests/platform/test_round_cost.py`` and ``tests/test_sql_contracts.py``."""
+``select_related("user", "session", "user__player")`` and its compilation per request.
+
+Each row is read in the columns API requests use (:data:`_PARTS`); the others are deferred (:data:`DEFERRED`, each
+with the endpoints that read it: Django loads a deferred field on its first access by a statement of its own, correct
+but a statement more, so only fields no frequent request reads are left out). The 60 columns of the whole rows cost
+each request a column name decoded and a value converted and set per column (~6 % of a settled round's web CPU
+for this one statement). ``tests/test_sql_contracts.py`` fails when a model gains a field that is neither read nor
+declared deferred here; ``accounts/tests/test_token_columns.py`` fails when a round's start, an action, the balance
+or the wallet's endpoints load a deferred field (``accounts/tests/deferred_loads.py`` records them; run as a plugin
+over the API tests it lists every reader, how this list was chosen). Pinned by every API test,
+``games/tests/platform/test_round_cost.py`` and ``tests/test_sql_contracts.py``."""
 
 from __future__ import annotations
 
@@ -14,98 +22,89 @@ from core.sql import execute, instance, register
 
 #: (model, its columns in the order the statement selects them, whether the row may be absent: a LEFT JOIN)
 _PARTS: tuple[tuple[type[Model], tuple[str, ...], bool], ...] = (
-    (
-        AuthToken,
-        ("id", "user_id", "key_hash", "created_at", "last_used_at", "revoked_at", "revoked_reason", "session_id"),
-        False,
-    ),
-    (
-        User,
-        (
-            "id",
-            "password",
-            "last_login",
-            "is_superuser",
-            "username",
-            "first_name",
-            "last_name",
-            "email",
-            "is_staff",
-            "is_active",
-            "date_joined",
-            "must_change_password",
-        ),
-        False,
-    ),
-    (
-        LoginSession,
-        (
-            "id",
-            "player_id",
-            "started_at",
-            "last_seen_at",
-            "ended_at",
-            "end_reason",
-            "end_detail",
-            "ip_address",
-            "user_agent",
-        ),
-        True,
-    ),
+    # the authentication itself (accounts/auth.py): revoked, its session, the once-a-minute activity write
+    (AuthToken, ("id", "user_id", "session_id", "revoked_at", "last_used_at"), False),
+    # is_active / must_change_password: the authentication (GP §4(7)); username: the audit's actor, /me; is_staff,
+    # is_superuser: the staff API's permissions (core/permissions.py)
+    (User, ("id", "username", "is_active", "must_change_password", "is_staff", "is_superuser"), False),
+    # the idle and maximum-age timeouts (accounts.services.sessions.session_activity)
+    (LoginSession, ("id", "player_id", "started_at", "last_seen_at", "ended_at"), True),
+    # accounts.selectors.betting_refusal (every round's start and action, GP §3(5), §4, §5) and
+    # money_movement_refusal (the wallet's deposits and withdrawals), the wallet's method-verification deadline
+    # (created_at, temporary_activated_at: GP §5(9), §5(11)), /me (completed_at), the AML status and thresholds
+    # (aml_identified_at)
     (
         Player,
         (
             "id",
             "user_id",
             "status",
-            "created_at",
-            "channel",
-            "status_changed_at",
             "status_reason",
-            "suspended_from",
-            "checks_retry_at",
-            "checks_attempts",
-            "identity_verified_at",
-            "aml_identified_at",
-            "temporary_activated_at",
             "temporary_expires_at",
-            "completed_at",
-            "email_link_seq",
-            "email_link_used_seq",
-            "email_confirmed_at",
-            "first_password_sent_at",
-            "closure_requested_at",
-            "closure_method",
-            "closed_at",
-            "balance_handoff",
-            "balance_handoff_at",
-            "balance_handoff_error",
-            "barred_insider",
-            "barred_insider_note",
             "exclusion_listed",
             "exclusion_checked_at",
+            "barred_insider",
             "aml_restriction",
             "terms_version_accepted",
-            "anonymised_at",
+            "created_at",
+            "temporary_activated_at",
+            "completed_at",
+            "aml_identified_at",
         ),
         True,
     ),
 )
+
+#: the fields the statement leaves deferred, and who reads them (a statement each, on those requests only)
+DEFERRED: dict[type[Model], dict[str, str]] = {
+    AuthToken: {
+        "key_hash": "the statement's own WHERE; no request reads it back",
+        "created_at": "the sessions' page and the admin read tokens by their own queries",
+        "revoked_reason": "written by logout and revocations, never read back by a request",
+    },
+    User: {
+        "password": "the password change (check_password), once",
+        "first_name": "the password change's similarity validator",
+        "last_name": "the password change's similarity validator",
+        "email": "the password change's similarity validator (a player's e-mail is in PersonalData)",
+        "last_login": "the personal-data export",
+        "date_joined": "no API request",
+    },
+    LoginSession: {
+        "end_reason": "written when the session ends; the sessions' list reads sessions by its own query",
+        "end_detail": "written when the session ends, with end_reason",
+        "ip_address": "the sessions' list (its own query)",
+        "user_agent": "the sessions' list (its own query)",
+    },
+    Player: {
+        "channel": "the personal-data export",
+        "status_changed_at": "staff and the lifecycle services (their own rows)",
+        "suspended_from": "staff and the lifecycle services (their own rows)",
+        "checks_retry_at": "the registration steps (a registering player's polling)",
+        "checks_attempts": "the registration's register checks (their own rows)",
+        "identity_verified_at": "the registration steps and the export",
+        "email_link_seq": "the e-mail confirmation (its own row)",
+        "email_link_used_seq": "the e-mail confirmation (its own row)",
+        "email_confirmed_at": "the registration steps and the export",
+        "first_password_sent_at": "the registration steps",
+        "closure_requested_at": "the export; the closure service locks its own row",
+        "closure_method": "the personal-data export",
+        "closed_at": "the personal-data export",
+        "balance_handoff": "the closure's balance hand-off (staff, jobs)",
+        "balance_handoff_at": "the closure's balance hand-off (staff, jobs)",
+        "balance_handoff_error": "the closure's balance hand-off (staff, jobs)",
+        "barred_insider_note": "staff only (the admin's own rows)",
+        "anonymised_at": "the anonymisation job",
+    },
+}
 _FIELDS = {model: names for model, names, _ in _PARTS}
+_ALIAS = {AuthToken: "t", User: "u", LoginSession: "s", Player: "p"}
 
 TOKEN_WITH_OWNER = register(
     "accounts.token_with_owner",
-    """SELECT t.id, t.user_id, t.key_hash, t.created_at, t.last_used_at, t.revoked_at, t.revoked_reason, t.session_id,
-       u.id, u.password, u.last_login, u.is_superuser, u.username, u.first_name, u.last_name, u.email, u.is_staff,
-       u.is_active, u.date_joined, u.must_change_password,
-       s.id, s.player_id, s.started_at, s.last_seen_at, s.ended_at, s.end_reason, s.end_detail, s.ip_address,
-       s.user_agent,
-       p.id, p.user_id, p.status, p.created_at, p.channel, p.status_changed_at, p.status_reason, p.suspended_from,
-       p.checks_retry_at, p.checks_attempts, p.identity_verified_at, p.aml_identified_at, p.temporary_activated_at,
-       p.temporary_expires_at, p.completed_at, p.email_link_seq, p.email_link_used_seq, p.email_confirmed_at,
-       p.first_password_sent_at, p.closure_requested_at, p.closure_method, p.closed_at, p.balance_handoff,
-       p.balance_handoff_at, p.balance_handoff_error, p.barred_insider, p.barred_insider_note, p.exclusion_listed,
-       p.exclusion_checked_at, p.aml_restriction, p.terms_version_accepted, p.anonymised_at
+    "SELECT "
+    + ",\n       ".join(", ".join(f"{_ALIAS[m]}.{n}" for n in names) for m, names, _ in _PARTS)
+    + """
 FROM accounts_authtoken t
 JOIN accounts_user u ON u.id = t.user_id
 LEFT JOIN accounts_loginsession s ON s.id = t.session_id

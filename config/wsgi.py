@@ -3,7 +3,8 @@
 Two Django handlers over the same URLconf, views and middleware classes:
 
 * the site's, with every middleware of ``settings.MIDDLEWARE`` (the admin, the pages, and any request with a cookie);
-* the API's, with ``api_middleware()``: the same list, in the same order, less the entries of ``NOT_FOR_THE_API``,
+* the API's, with ``api_middleware()``: the same list, in the same order, less the entries of ``NOT_FOR_THE_API``
+  (and Django's locale middleware in its cookieless form, ``REPLACED_FOR_THE_API``),
   each of which can have nothing to do with a request to the player API that carries no cookie (no session, so no
   second factor, CSRF token or messages; no static file or back-office page under ``/api/v1/``). A request goes to
   the API's handler when its path is under ``API_PREFIX`` and it sends no ``Cookie`` header (or an empty one); a
@@ -27,6 +28,8 @@ from typing import Any
 import django
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
+from django.http import HttpRequest
+from django.urls import ResolverMatch, URLResolver, get_resolver
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -48,13 +51,55 @@ NOT_FOR_THE_API: dict[str, str] = {
 }
 
 
+#: the ``settings.MIDDLEWARE`` entries the API's handler runs in a form for its requests (no cookie, under
+#: ``API_PREFIX``), a subclass giving the same answers with less work (``core/tests/test_wsgi_entry.py`` compares them)
+REPLACED_FOR_THE_API: dict[str, str] = {
+    "django.middleware.locale.LocaleMiddleware": "core.middleware.CookielessLocaleMiddleware",
+}
+
+
 def api_middleware(middleware: Iterable[str]) -> list[str]:
-    """The API handler's middleware: ``middleware`` in its order, less ``NOT_FOR_THE_API``."""
-    return [m for m in middleware if m not in NOT_FOR_THE_API]
+    """The API handler's middleware: ``middleware`` in its order, less ``NOT_FOR_THE_API``, with the entries of
+    ``REPLACED_FOR_THE_API`` in their API form."""
+    return [REPLACED_FOR_THE_API.get(m, m) for m in middleware if m not in NOT_FOR_THE_API]
+
+
+#: how many paths ``ApiHandler`` keeps resolved (the API's routes without parameters number ~80; a bound all the same,
+#: since the path is the client's text)
+RESOLVED_PATHS_MAX = 1024
 
 
 class ApiHandler(WSGIHandler):
-    """Django's WSGI handler with the API's middleware list (``api_middleware``) instead of the whole one."""
+    """Django's WSGI handler with the API's middleware list (``api_middleware``) instead of the whole one, and the
+    resolution of a route without parameters kept per process (``resolve_request``)."""
+
+    def __init__(self) -> None:
+        #: (resolver, path) -> the match of a route without parameters (a round's start, the balance, the wallet)
+        self._resolved: dict[tuple[URLResolver, str], ResolverMatch] = {}
+        super().__init__()
+
+    def resolve_request(self, request: HttpRequest) -> ResolverMatch:
+        """Django's resolution (``BaseHandler.resolve_request``: ~25 µs a request, a walk over the URLconf's patterns
+        with a regular expression each), kept for a path whose route has no parameters: the URLconf does not change
+        in a process (a new one, ``clear_url_caches``, is another resolver and another key), and such a match depends
+        on the path alone. Each request gets its own copy (its own ``kwargs``), as from Django. A path with parameters
+        (a round's id), a path no route matches (Django raises ``Resolver404`` every time) and a request that chose
+        its own URLconf go through Django's resolution each time."""
+        if hasattr(request, "urlconf"):
+            return super().resolve_request(request)
+        resolver = get_resolver()
+        key = (resolver, request.path_info)
+        match = self._resolved.get(key)
+        if match is None:
+            match = resolver.resolve(request.path_info)
+            if match.args or match.kwargs or len(self._resolved) >= RESOLVED_PATHS_MAX:
+                request.resolver_match = match
+                return match
+            self._resolved[key] = match
+        own = ResolverMatch.__new__(ResolverMatch)  # (a ResolverMatch refuses copy.copy: it refuses pickling)
+        own.__dict__.update(match.__dict__, kwargs={}, captured_kwargs={}, extra_kwargs={})
+        request.resolver_match = own
+        return own
 
     def load_middleware(self, is_async: bool = False) -> None:
         # Django's own loader reads settings.MIDDLEWARE; it is given the API's list for the duration of the call,

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.test import Client, RequestFactory
+from django.utils.module_loading import import_string
 
 from accounts.auth import TOKEN_INVALID
 from config import wsgi
@@ -35,7 +36,7 @@ API_MIDDLEWARE = [
     "core.middleware.RejectNulMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.locale.LocaleMiddleware",
+    "core.middleware.CookielessLocaleMiddleware",  # django.middleware.locale.LocaleMiddleware's cookieless form
     "django.middleware.common.CommonMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -70,13 +71,18 @@ def _serve(handler: Any, environ: dict[str, Any]) -> tuple[int, dict[str, str], 
 def test_the_api_handler_runs_the_declared_subset_of_the_same_middleware() -> None:
     assert wsgi.api_middleware(settings.MIDDLEWARE) == API_MIDDLEWARE
     # every middleware is either in the API's list or left out with a reason
-    assert set(settings.MIDDLEWARE) == set(API_MIDDLEWARE) | set(wsgi.NOT_FOR_THE_API)
+    replaced = {api: whole for whole, api in wsgi.REPLACED_FOR_THE_API.items()}
+    assert set(settings.MIDDLEWARE) == {replaced.get(m, m) for m in API_MIDDLEWARE} | set(wsgi.NOT_FOR_THE_API)
+    # a replacement is a subclass of what it replaces (the same rule, less work)
+    for whole, api in wsgi.REPLACED_FOR_THE_API.items():
+        assert issubclass(import_string(api), import_string(whole)), api
     assert all(len(reason) > 20 for reason in wsgi.NOT_FOR_THE_API.values())
     # the handler loaded that list (the site's the whole one), and settings.MIDDLEWARE is left as it was
     loaded_api = [type(m).__name__ for m in _chain(wsgi.application.api)]
     loaded_site = [type(m).__name__ for m in _chain(wsgi.application.site)]
     assert loaded_api == [m.rsplit(".", 1)[1] for m in API_MIDDLEWARE]
     assert loaded_site == [m.rsplit(".", 1)[1] for m in settings.MIDDLEWARE]
+    assert "LocaleMiddleware" in loaded_site and "CookielessLocaleMiddleware" not in loaded_site
     # no static file is served from under the API's prefix (WhiteNoise is left out there)
     assert not ("/" + settings.STATIC_URL.lstrip("/")).startswith(wsgi.API_PREFIX)
 
@@ -283,3 +289,109 @@ def test_a_login_and_the_login_lock_out_answer_the_same_through_both_handlers(na
     )
     assert status == 200 and json.loads(body)["token"], body
     cache.clear()
+
+
+def _static_api_paths() -> list[str]:
+    """Every route of the URLconf under ``API_PREFIX`` without a parameter (its whole path), found by walking it."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+    from django.urls.resolvers import RoutePattern
+
+    found: list[str] = []
+
+    def walk(patterns: Any, prefix: str) -> None:
+        for p in patterns:
+            if not isinstance(p.pattern, RoutePattern) or p.pattern.converters:
+                continue
+            route = prefix + str(p.pattern)
+            if isinstance(p, URLResolver):
+                walk(p.url_patterns, route)
+            elif isinstance(p, URLPattern) and ("/" + route).startswith(wsgi.API_PREFIX):
+                found.append("/" + route)
+
+    walk(get_resolver().url_patterns, "")
+    return found
+
+
+def test_the_api_handler_resolves_a_route_without_parameters_once_and_answers_as_django_does() -> None:
+    """``ApiHandler.resolve_request`` keeps the match of a route without parameters (Django's resolution walks the
+    URLconf's patterns on every request): each request gets a match equal to Django's own, with kwargs of its own,
+    the first and every later time; a path with parameters, and a path no route matches, are resolved by Django
+    each time (kept nowhere)."""
+    from django.urls import Resolver404, get_resolver
+
+    from config.wsgi import ApiHandler
+
+    handler = ApiHandler()
+    paths = _static_api_paths()
+    assert "/api/v1/games/rounds" in paths and "/api/v1/wallet/overview" in paths and len(paths) > 40
+
+    def fields(m: Any) -> tuple[Any, ...]:
+        return (m.func, m.args, m.kwargs, m.url_name, m.route, m.app_names, m.namespaces, m.view_name, m.tried)
+
+    for path in paths:
+        django_s = get_resolver().resolve(path)
+        seen = []
+        for _ in range(2):
+            request = RequestFactory().get(path)
+            match = handler.resolve_request(request)
+            assert request.resolver_match is match and fields(match) == fields(django_s), path
+            seen.append(match)
+        assert seen[0] is not seen[1] and seen[0].kwargs is not seen[1].kwargs, path
+        assert (get_resolver(), path) in handler._resolved, path  # kept: the second came from the process's copy
+    round_path = "/api/v1/games/rounds/12/actions"
+    request = RequestFactory().post(round_path)
+    assert handler.resolve_request(request).kwargs == {"round_id": 12}
+    assert handler.resolve_request(RequestFactory().post("/api/v1/games/rounds/13/actions")).kwargs == {"round_id": 13}
+    for path in ("/api/v1/games/nothing-here", "/api/v1/games/rounds/"):
+        for _ in range(2):
+            with pytest.raises(Resolver404):
+                handler.resolve_request(RequestFactory().get(path))
+    assert not [key for key in handler._resolved if key[1] not in paths]
+
+
+ACCEPT_LANGUAGES = [
+    None,
+    "",
+    "cs",
+    "en",
+    "en-US,en;q=0.9",
+    "de",
+    "de;q=1, en;q=0.5",
+    "*",
+    "sk,cs;q=0.1",
+    "x" * 300,
+    "e\x01n",
+]
+
+
+@pytest.mark.parametrize("accept", ACCEPT_LANGUAGES)
+@pytest.mark.parametrize("status", [200, 404])
+def test_the_cookieless_locale_middleware_chooses_the_language_and_headers_django_s_does(accept, status) -> None:
+    """``core.middleware.CookielessLocaleMiddleware`` (the API's) against Django's ``LocaleMiddleware`` (the site's)
+    on the same request: the same active language and ``request.LANGUAGE_CODE`` in the view, the same ``Vary`` and
+    ``Content-Language``; the second request with the same header takes the kept language (and still agrees). A
+    request with a cookie goes through Django's own code (the kept languages are not consulted)."""
+    from django.http import HttpResponse
+    from django.middleware.locale import LocaleMiddleware
+    from django.utils import translation
+
+    from core.middleware import CookielessLocaleMiddleware
+
+    def view(request: Any) -> HttpResponse:
+        response = HttpResponse(status=status)
+        response["Vary"] = "Accept-Encoding"
+        response["X-Seen"] = f"{translation.get_language()} {request.LANGUAGE_CODE}"
+        return response
+
+    headers = {} if accept is None else {"HTTP_ACCEPT_LANGUAGE": accept}
+    ours = CookielessLocaleMiddleware(view)
+    answers: list[tuple[str, str, str]] = []
+    for middleware in (LocaleMiddleware(view), ours, ours):
+        with translation.override("cs" if len(answers) % 2 else "en"):  # whatever was active before
+            response: Any = middleware(RequestFactory().get("/api/v1/games/rounds", **headers))
+        answers.append((response["X-Seen"], response["Vary"], response["Content-Language"]))
+    assert answers[0] == answers[1] == answers[2], answers
+    assert ours._language_of.get(accept or "") == (answers[0][2], answers[0][0].split()[1])
+    with_cookie = CookielessLocaleMiddleware(view)
+    response = with_cookie(RequestFactory().get("/api/v1/games/rounds", HTTP_COOKIE="django_language=en", **headers))
+    assert response["Content-Language"] == "en" and with_cookie._language_of == {}
