@@ -1,4 +1,4 @@
-"""Five per-call costs of the libraries under every request, removed once per process (``install()``, called by
+"""Six per-call costs of the libraries under every request, removed once per process (``install()``, called by
 ``core.apps.CoreConfig.ready()``, so the web, Celery, management commands and the tests all run with them).
 
 Each is a documented patch of a library (the house rule for monkeypatching: why, what exactly, a test that the
@@ -43,11 +43,24 @@ exception object on every call of a thread that runs no event loop (every thread
    with a formatted AttributeError and then goes through the proxy's ``__getattr__``; ~10 a round. Each is replaced,
    where Django keeps it (the module's global or the class attribute its function reads), by the compiled pattern the
    proxy stands for: the same object, called directly.
+6. **psycopg2's decoding of the names it reads from the server** (each result's column names, the status message,
+   notices, error texts): for a connection speaking UTF-8 psycopg2 decodes values with CPython's C decoder, but these
+   with the Python function ``codecs.getdecoder("utf_8")`` gives, ``encodings.utf_8.decode``, a Python frame that
+   calls ``codecs.utf_8_decode(input, errors, True)``: ~110 times a round (every column name of every result).
+   :func:`install_psycopg_text_decoder` maps PostgreSQL's ``UTF8`` (``psycopg2.extensions.encodings``, read when a
+   connection is set up) to a codec named :data:`TEXT_CODEC` whose decoder is that C function itself and whose
+   encoder is ``codecs.utf_8_encode`` (what ``encodings.utf_8`` has). The one difference, tested: called without
+   ``final`` the C function leaves an incomplete UTF-8 sequence at the very end of its input undecoded where the
+   Python function raises UnicodeDecodeError; psycopg2 hands it whole NUL-terminated strings the server wrote in
+   UTF-8 (a database of the platform is created in UTF-8, and the server checks what it stores and sends in that
+   encoding), so such an input cannot reach it. Values keep psycopg2's C decoder (its fast path is chosen by the
+   PostgreSQL encoding's name, which does not change).
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import functools
 import os
 import re
@@ -293,12 +306,39 @@ def install_eager_regexes() -> int:
     return done
 
 
+# 6. psycopg2's decoder of names -----------------------------------------------------------------------------------
+
+#: the codec psycopg2 is given for PostgreSQL's UTF8 (see the module's docstring, 6)
+TEXT_CODEC = "platform_utf_8_c"
+
+
+def _text_codec(name: str) -> codecs.CodecInfo | None:
+    if name != TEXT_CODEC:
+        return None
+    return codecs.CodecInfo(codecs.utf_8_encode, codecs.utf_8_decode, name=TEXT_CODEC)
+
+
+def install_psycopg_text_decoder() -> bool:
+    """Map PostgreSQL's ``UTF8`` to :data:`TEXT_CODEC` for connections set up from now on (idempotent); False when
+    psycopg2 no longer maps it to Python's ``utf_8`` or that codec's decoder is no longer the Python function
+    wrapping ``codecs.utf_8_decode`` (the library changed: left alone)."""
+    encodings = psycopg2.extensions.encodings
+    if encodings.get("UTF8") == TEXT_CODEC:
+        return True
+    if encodings.get("UTF8") != "utf_8" or codecs.getdecoder("utf_8").__module__ != "encodings.utf_8":
+        return False
+    codecs.register(_text_codec)
+    encodings["UTF8"] = TEXT_CODEC
+    return True
+
+
 def install() -> dict[str, object]:
-    """All five, once per process (each idempotent); what each did, for the tests."""
+    """All six, once per process (each idempotent); what each did, for the tests."""
     return {
         "connections_local": install_connections_local(),
         "async_unsafe": install_async_unsafe(),
         "settings": install_settings_getattribute(),
         "psycopg_adapters": install_psycopg_adapters(),
         "eager_regexes": install_eager_regexes(),
+        "psycopg_text_decoder": install_psycopg_text_decoder(),
     }
