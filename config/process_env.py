@@ -33,6 +33,14 @@ PROCESS_VARIABLES: list[Variable] = [
     _var(WEB, "GUNICORN_TIMEOUT", "integer", "30", "seconds before a silent worker is killed"),
     _var(WEB, "GUNICORN_GRACEFUL_TIMEOUT", "integer", "30", "seconds a worker has to finish on restart"),
     _var(WEB, "GUNICORN_MAX_REQUESTS", "integer", "2000", "requests before a worker is replaced (0: never)"),
+    _var(
+        WEB,
+        "GUNICORN_PRELOAD",
+        "integer",
+        "1",
+        "1: the app is loaded once by the master and each worker forked from it (a replaced worker serves at once); "
+        "0: each worker loads it",
+    ),
     _var(WEB, "GUNICORN_BACKLOG", "integer", "2048", "pending connections"),
     _var(WEB, "GUNICORN_CONTROL_SOCKET", "path", "(empty)", "gunicorn's control socket; empty: none"),
     _var(WEB, "GUNICORN_ACCESS_LOG", "text", "-", "the access log (JSON lines); - standard output, empty: none"),
@@ -66,5 +74,13 @@ PROCESS_VARIABLES: list[Variable] = [
         "text",
         "(set by pytest-xdist)",
         "the test worker's name (gw0, gw1, ...): each worker's own test database and folders (config/pytest_env.py)",
+    ),
+    _var(
+        DEV,
+        "DJANGO_ALLOW_ASYNC_UNSAFE",
+        "true/false",
+        "(empty)",
+        "Django's own: set, database calls are allowed in a thread running an event loop (a notebook); "
+        "core/fastpaths.py's check honours it as Django's does. Never in production",
     ),
 ]
