@@ -73,7 +73,7 @@ import bench_data  # noqa: E402 - after the path set-up (its Django imports are 
 import bench_open  # noqa: E402
 import bench_pg  # noqa: E402
 import bench_provider  # noqa: E402
-from bench_load import KOBUSHI, ROULETTE, Player, run_floor, run_load  # noqa: E402
+from bench_load import KOBUSHI, MIN_ROUND_SECONDS, ROULETTE, Player, run_floor, run_load  # noqa: E402
 from bench_report import BenchReport, Row, row_json  # noqa: E402
 from bench_stack import (  # noqa: E402
     LOG_DIR,
@@ -354,6 +354,14 @@ class Bench(BenchReport):
             )
         web1, client1, db1 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
         settled = sum(stats.settled.values())
+        # GP §7(9): each player starts a round every 2 s at most (bench_load spaces them by that and a margin)
+        bound = len(self.players) / MIN_ROUND_SECONDS
+        if settled >= 0.95 * bound * a.seconds:
+            say(
+                f"   BOUNDED BY THE PLAYERS: {settled / a.seconds:.0f} rounds/s of at most {bound:.0f}/s that "
+                f"{len(self.players):,} players may start (GP §7(9)); the rate and its ratio to the floor (which has "
+                "no such rule) measure the players, not the platform: run with more --players"
+            )
         db_ms, top = bench_pg.statements_top(self.server, BENCH_DB, settled) if self.statements else (0.0, [])
         floor = None
         if a.floor_statements > 0 and label not in ("jackpots off", "jackpots on"):  # the pair compares jackpots
