@@ -49,6 +49,7 @@ def test_what_the_import_made_is_frozen_in_the_master_and_in_each_worker(hook):
         gc.unfreeze()
 
 
+@pytest.mark.process  # a fresh interpreter set up as the preloaded master
 def test_the_master_forks_no_worker_with_a_database_connection():
     """In a process set up as the preloaded master (Django loaded, a connection opened as if something had used the
     database at import), ``pre_fork`` leaves no open connection to inherit."""
