@@ -359,8 +359,8 @@ class Bench(BenchReport):
         if settled >= 0.95 * bound * a.seconds:
             say(
                 f"   BOUNDED BY THE PLAYERS: {settled / a.seconds:.0f} rounds/s of at most {bound:.0f}/s that "
-                f"{len(self.players):,} players may start (GP §7(9)); the rate and its ratio to the floor (which has "
-                "no such rule) measure the players, not the platform: run with more --players"
+                f"{len(self.players):,} players may start (GP §7(9)); the rate and its ratio to the floor (driven "
+                "with the same players and pacing) measure the players, not the platform: run with more --players"
             )
         db_ms, top = bench_pg.statements_top(self.server, BENCH_DB, settled) if self.statements else (0.0, [])
         floor = None
