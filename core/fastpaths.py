@@ -146,7 +146,7 @@ def install_connections_local() -> bool:
         return False
     try:
         storage = _object_getattribute(current, "_storage")
-    except AttributeError:
+    except AttributeError:  # safe: the library changed; the patch is not applied (asgiref keeps its storage)
         return False
     if type(storage) is not threading.local:
         return False
