@@ -83,7 +83,7 @@ class FastJSONRenderer(JSONRenderer):
         ):
             try:
                 encoded = orjson.dumps(data)
-            except TypeError:  # a type orjson does not know, a key that is not a string, a huge integer
+            except TypeError:  # safe: DRF's renderer below writes or refuses it (unknown type, key, huge int)
                 pass
             else:
                 if b"null" not in encoded or _no_nan(data):  # orjson writes NaN/inf as null: DRF refuses them
