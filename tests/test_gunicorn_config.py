@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -64,6 +65,9 @@ runpy.run_path({CONFIG!r})["pre_fork"](object(), object())
 print("closed" if connection.connection is None else "open")
 """
     env = {k: v for k, v in os.environ.items() if k not in ("TESTING",)}
+    # the server's maintenance database, which exists wherever DATABASE_URL's server does (CI's platform_ci is only
+    # ever created as test_platform_ci); config/pytest_env.py sets DATABASE_URL (the embedded server's when unset)
+    env["DATABASE_URL"] = urlsplit(os.environ["DATABASE_URL"])._replace(path="/postgres").geturl()
     out = subprocess.run(
         [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
     )
