@@ -36,10 +36,14 @@
 
 8. Capacity (after the jackpots pair, before the provider runs; ``--no-capacity-run`` skips it): open-loop steps
    (``scripts/bench_open.py``: starts on a fixed timetable, latency from each start's due time, so a queue is never
-   hidden by a client that waits) up x1.5 then bisected, each sustained when >= 98 % of its starts were answered
-   within it, <= 2 % errors and its latency did not grow across it; then ``--seconds`` of open-loop load at
-   ``--capacity-share`` (70 %) of that capacity: the row "open loop 70 %" (p50/p95/p99 from the due times), with
-   ``--capacity-players`` players (each starts a round at most every 2 s, GP §7(9)).
+   hidden by a client that waits) from half the last closed-loop run's rate, up x1.5 until a step fails, then
+   bisected, the chosen rate run once more to confirm it; each step starts once the server is idle again (the
+   previous step's queue drained) and is sustained when >= 98 % of its starts were answered within it, <= 2 %
+   errors and its latency did not grow across it; then open-loop load at ``--capacity-share`` (70 %) of that
+   capacity for ``--seconds``, or longer until ``--capacity-requests`` (3,000) starts were due (at most
+   ``--capacity-max-seconds``): the row "open loop 70 %" (p50/p95/p99 from the due times), with
+   ``--capacity-players`` players (each starts a round at most every 2 s, GP §7(9)); a note says which gunicorn
+   workers were replaced during it (``GUNICORN_MAX_REQUESTS``) and how many of its p99 starts were waiting then.
 
 ``--sweep sync:5 gthread:4x4 ...`` measures web set-ups against each other instead (one run each, no history);
 ``--profile N`` ends with a cProfile of N rounds played in-process (where the CPU of a round goes).
@@ -73,7 +77,7 @@ import bench_data  # noqa: E402 - after the path set-up (its Django imports are 
 import bench_open  # noqa: E402
 import bench_pg  # noqa: E402
 import bench_provider  # noqa: E402
-from bench_load import KOBUSHI, MIN_ROUND_SECONDS, ROULETTE, Player, run_floor, run_load  # noqa: E402
+from bench_load import KOBUSHI, MIN_ROUND_SECONDS, ROULETTE, Player, percentile, run_floor, run_load  # noqa: E402
 from bench_report import BenchReport, Row, row_json  # noqa: E402
 from bench_stack import (  # noqa: E402
     LOG_DIR,
@@ -462,7 +466,8 @@ class Bench(BenchReport):
 
     def capacity_run(self, label: str = "open loop 70 %") -> Row | None:
         """The capacity search (``bench_open``: open-loop steps, every player of the bench, jackpots on with the
-        fold job), then ``--seconds`` of open-loop load at ``--capacity-share`` of the capacity found: its row's
+        fold job), then open-loop load at ``--capacity-share`` of the capacity found, for ``--seconds`` or longer,
+        until ``--capacity-requests`` round starts were due (at most ``--capacity-max-seconds``): its row's
         p50/p95/p99 count from each start's due time. No pgbench and no floor around it (the other rows have them)."""
         a = self.args
         assert self.server is not None and self.web is not None
@@ -470,9 +475,12 @@ class Bench(BenchReport):
         self._close_django()
         players = [Player(pid, token) for pid, token in self.all_players]
         step_seconds = a.capacity_step_seconds or max(3.0, min(8.0, a.seconds / 2))
+        # the last closed-loop run saturated the server: half its rate is a sustained start, x1.5 finds the edge fast
+        start_rate = max(25.0, 0.5 * self.rows[-1].rate) if self.rows else 25.0
         say(
-            f"== capacity: open-loop steps of {step_seconds:.0f} s, {len(players):,} players (at most "
-            f"{len(players) / bench_open.PLAYER_PERIOD:.0f} starts/s, GP §7(9)), at most {a.connections} in flight"
+            f"== capacity: open-loop steps of {step_seconds:.0f} s from {start_rate:.0f}/s, {len(players):,} players "
+            f"(at most {len(players) / bench_open.PLAYER_PERIOD:.0f} starts/s, GP §7(9)), at most {a.connections} "
+            f"in flight"
         )
         time.sleep(2.1)  # GP §7(9): after the previous run's last rounds
         with _fold_job():
@@ -482,6 +490,7 @@ class Bench(BenchReport):
                 step_seconds=step_seconds,
                 connections=a.connections,
                 mix=a.mix,
+                start_rate=start_rate,
                 seed=a.seed + 2000,
                 say=say,
             )
@@ -490,11 +499,15 @@ class Bench(BenchReport):
             say("   no step was sustained: no run at a share of capacity")
             return None
         rate = cap.rate * a.capacity_share
+        seconds = max(a.seconds, min(a.capacity_max_seconds, a.capacity_requests / rate))
         say(
-            f"   capacity {cap.rate:.0f} rounds/s{' (bounded by the players)' if cap.player_bound else ''}; "
-            f"open loop at {rate:.0f}/s ({a.capacity_share:.0%}) for {a.seconds:.0f} s"
+            f"   capacity {cap.rate:.0f} rounds/s{' (bounded by the players)' if cap.player_bound else ''}"
+            f"{'' if cap.confirmed or cap.player_bound else ' (NOT confirmed: the search ran out of steps)'}; "
+            f"open loop at {rate:.0f}/s ({a.capacity_share:.0%}) for {seconds:.0f} s"
         )
-        time.sleep(2.1)
+        idle = bench_open.wait_idle(self.web.port, players[0].token, cap.idle_ms, pause=2.1)
+        say(f"   server idle: {'yes' if idle else 'NOT within the wait'}")
+        access = LOG_DIR / "access.log"
         load0 = os.getloadavg()[0]
         if self.statements:
             bench_pg.statements_reset(self.server, BENCH_DB)
@@ -504,7 +517,7 @@ class Bench(BenchReport):
                 self.web.port,
                 players,
                 rate=rate,
-                seconds=a.seconds,
+                seconds=seconds,
                 connections=a.connections,
                 mix=a.mix,
                 seed=a.seed + 3000,
@@ -512,6 +525,7 @@ class Bench(BenchReport):
             )
         web1, client1, db1 = self.web.cpu_seconds(), time.process_time(), self.db_cpu()
         say(f"   {step.describe()}")
+        self.recycle_note(label, step, stats, access)
         db_ms, top = (
             bench_pg.statements_top(self.server, BENCH_DB, sum(stats.settled.values()))
             if self.statements
@@ -520,7 +534,7 @@ class Bench(BenchReport):
         row = Row(
             label,
             stats,
-            a.seconds,
+            seconds,
             web1 - web0,
             client1 - client0,
             db1 - db0,
@@ -537,6 +551,30 @@ class Bench(BenchReport):
             say(f"   {name}: {result}")
         self.rows.append(row)
         return row
+
+    def recycle_note(self, label: str, step: bench_open.Step, stats: Any, access: Path) -> None:
+        """The workers gunicorn replaced during the open-loop run (``GUNICORN_MAX_REQUESTS``) and whether its slowest
+        starts (p99 and above) were waiting while a new worker began: a note of the report."""
+        lines = access.read_text(errors="replace").splitlines() if access.exists() else []
+        end = step.wall_t0 + step.seconds
+        fresh = bench_open.new_workers(lines, step.wall_t0, end)
+        p99 = percentile(stats.round_ms, 99)
+        slow = sum(1 for _, ms, _ in step.timeline if ms >= p99)
+        near = bench_open.slow_near(step, [w.first_at for w in fresh], p99)
+        firsts = [ms for w in fresh for ms in w.first_ms[:5]]
+        median = percentile(
+            [float(json.loads(x).get("duration_ms", 0)) for x in lines[-2000:] if x.startswith("{")], 50
+        )
+        text = f"[{label}] workers replaced during the run (GUNICORN_MAX_REQUESTS): {len(fresh)}" + (
+            f" (at +{', +'.join(f'{w.first_at - step.wall_t0:.1f}' for w in fresh)} s); "
+            f"their first 5 answers took {', '.join(f'{ms:.0f}' for ms in firsts)} ms in the server "
+            f"(median of the last 2,000 answers: {median:.0f} ms); of the {slow} starts at or above p99 "
+            f"({p99:.0f} ms), {near} were waiting within 0.5 s before to 2 s after a new worker began"
+            if fresh
+            else ""
+        )
+        say(f"   {text}")
+        self.notes.append(text)
 
     def db_cpu(self) -> float:
         """CPU of the bench's own cluster, else of every PostgreSQL server on the machine (machine-wide)."""
@@ -653,6 +691,19 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="players of the open-loop runs (each starts at most one round per 2 s: 1,200 allow ~545/s)",
     )
     p.add_argument("--capacity-share", type=float, default=0.7, help="the open-loop run's share of the capacity")
+    p.add_argument(
+        "--capacity-requests",
+        type=int,
+        default=3000,
+        help="the open-loop run at a share of capacity lasts until this many starts were due (p99 of 3,000 is the "
+        "30th slowest), at least --seconds",
+    )
+    p.add_argument(
+        "--capacity-max-seconds",
+        type=float,
+        default=60.0,
+        help="the longest that open-loop run may last (when the capacity is low)",
+    )
     p.add_argument(
         "--capacity-step-seconds",
         type=float,

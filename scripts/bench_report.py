@@ -84,8 +84,14 @@ class BenchReport:
             out.append(
                 f"[{label}] capacity: {cap.rate:.0f} round starts/s sustained (open loop, steps of "
                 f"{cap.steps[0].seconds:.0f} s; sustained = >= {bench_open.SUSTAINED_SHARE:.0%} answered in "
-                f"time, <= {bench_open.MAX_ERROR_SHARE:.0%} errors, no latency growth across the step)"
+                f"time, <= {bench_open.MAX_ERROR_SHARE:.0%} errors, no latency growth across the step; each "
+                f"step after the server was idle again, idle probe {cap.idle_ms:.1f} ms)"
                 + (" - bounded by the players (GP §7(9)): raise --capacity-players" if cap.player_bound else "")
+                + (
+                    ""
+                    if cap.confirmed or cap.player_bound or not cap.rate
+                    else " - NOT confirmed (the search ran out of steps before repeating it)"
+                )
             )
             out += [f"    step {i}: {step.describe()}" for i, step in enumerate(cap.steps, 1)]
             for r in self.rows:

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import threading
+import time
 import wsgiref.util
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -110,6 +111,8 @@ class StubApi:
         self.delay = delay  # seconds before each answer (one connection answers one request at a time)
         self.starts: dict[str, list[float]] = {}
         self.connections = 0
+        self.probes = 0  # GET requests (the idle probe)
+        self.busy_until = 0.0  # time.monotonic() until which every answer takes 200 ms more
         self.port = 0
         self._ready = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -127,8 +130,13 @@ class StubApi:
                 token = fields["Authorization"].split()[1]
                 if self.delay:
                     await asyncio.sleep(self.delay)
+                if time.monotonic() < self.busy_until:  # a server still working off a queue
+                    await asyncio.sleep(0.2)
                 now = datetime.now(UTC)
-                if path == "/api/v1/games/rounds":
+                if method == "GET":  # the capacity search's idle probe
+                    self.probes += 1
+                    answer, status, sql = {"round": None}, "200 OK", 2
+                elif path == "/api/v1/games/rounds":
                     self._next_id += 1
                     self.starts.setdefault(token, []).append(now.timestamp())
                     waits = body["game"] == bench_load.KOBUSHI
@@ -250,7 +258,7 @@ def test_open_loop_latency_counts_the_queue_from_the_due_time():
 def test_the_capacity_search_stops_at_the_rate_the_players_allow(stub):
     players = _players(22)  # 22 / 2.2 s = 10 starts a second at most (GP §7(9))
     cap = bench_open.capacity_search(
-        stub.port, players, step_seconds=1.0, connections=4, mix=0.0, start_rate=5, say=lambda line: None
+        stub.port, players, step_seconds=1.0, connections=4, mix=0.0, start_rate=5, pause=0.2, say=lambda line: None
     )
     assert cap.player_bound and cap.rate == pytest.approx(10.0) and all(s.sustained for s in cap.steps)
     assert [round(s.rate, 1) for s in cap.steps] == [5.0, 7.5, 10.0]
@@ -267,7 +275,108 @@ def test_the_capacity_search_bisects_below_a_slow_server():
         mix=0.0,
         start_rate=4,
         max_steps=6,
+        pause=0.2,
         say=lambda line: None,
     )
     assert not cap.player_bound and 0 < cap.rate < 10.5
     assert any(not s.sustained for s in cap.steps)
+
+
+def test_waiting_for_idle_lasts_until_the_probe_answers_as_fast_as_an_idle_server(stub):
+    baseline = bench_open.idle_baseline(stub.port, "tok-1")
+    assert stub.probes >= 5 and baseline < 100
+    stub.busy_until = time.monotonic() + 1.5  # the queue an overloaded step left
+    began = time.monotonic()
+    assert bench_open.wait_idle(stub.port, "tok-1", baseline, pause=0.0, timeout=10)
+    assert time.monotonic() - began >= 1.5
+    stub.busy_until = time.monotonic() + 30
+    assert not bench_open.wait_idle(stub.port, "tok-1", baseline, pause=0.0, timeout=1.0)  # bounded, and says so
+
+
+# --- the capacity search's decisions, as pure functions of the steps run so far ------------------------------------
+def _step(rate: float, *, ok: bool = True, first: float = 10.0, last: float = 10.0) -> bench_open.Step:
+    """A step of 5 s at ``rate``: every start answered in time (``ok``) or a fifth of them late."""
+    due = round(rate * 5)
+    return bench_open.Step(
+        rate=rate,
+        seconds=5.0,
+        due=due,
+        sent=due,
+        answered_in_time=due if ok else due * 4 // 5,
+        first_third_p50=first,
+        last_third_p50=last,
+    )
+
+
+def _search(capacity: float, *, limit: float = 1000.0, start: float = 25.0, flaky: set[int] = frozenset()):
+    """The search against a server that sustains every rate <= ``capacity``; the step numbers in ``flaky`` fail
+    whatever their rate (a noisy machine)."""
+    steps: list[bench_open.Step] = []
+    while (rate := bench_open.search_next(steps, limit=limit, start_rate=start)) is not None:
+        steps.append(_step(rate, ok=rate <= capacity and len(steps) + 1 not in flaky))
+        assert len(steps) < 30
+    return steps, bench_open.search_result(steps)[0]
+
+
+def test_a_step_is_sustained_only_without_queue_growth_errors_or_late_answers():
+    assert _step(100).sustained
+    assert _step(100, first=12, last=17).sustained  # within 1.5 x
+    assert _step(100, first=2, last=9).sustained  # under the 10 ms floor
+    assert not _step(100, first=12, last=30).sustained and "latency grew" in _step(100, first=12, last=30).reasons[0]
+    assert not _step(100, ok=False).sustained
+    errors = _step(100)
+    errors.errors = 11  # > 2 % of 500
+    assert not errors.sustained
+
+
+def test_the_search_goes_up_x1_5_then_bisects_and_confirms_the_rate_it_chooses():
+    steps, capacity = _search(130.0, start=50.0)
+    rates = [round(s.rate, 1) for s in steps]
+    assert rates[:4] == [50.0, 75.0, 112.5, 168.8]  # up x1.5 until 168.75 fails
+    assert 130.0 * 0.9 <= capacity <= 130.0
+    assert rates[-1] == round(capacity, 1) and rates.count(rates[-1]) == 2  # the chosen rate, run once more last
+    assert all(s.sustained for s in steps if s.rate <= capacity)
+
+
+def test_a_failed_confirmation_moves_the_capacity_below_it():
+    steps, _ = _search(130.0, start=50.0)
+    n = len(steps)  # the confirming step's number
+    flaky_steps, capacity = _search(130.0, start=50.0, flaky={n})
+    assert not flaky_steps[n - 1].sustained
+    assert capacity < steps[-1].rate  # the rate that failed once is never the capacity
+    assert [s.rate for s in flaky_steps].count(capacity) == 2  # the lower one confirmed in turn
+
+
+def test_a_rate_that_failed_once_bounds_the_capacity_even_if_a_higher_one_passed():
+    steps = [_step(50), _step(75, ok=False), _step(100)]
+    assert bench_open.search_result(steps) == (50, 75)
+
+
+def test_the_search_stops_at_the_rate_the_players_allow_and_gives_up_below_1_per_second():
+    steps, capacity = _search(1e9, limit=100.0, start=50.0)
+    assert [s.rate for s in steps] == [50.0, 75.0, 100.0] and capacity == 100.0
+    steps, capacity = _search(0.0, start=25.0)
+    assert capacity == 0.0 and steps[-1].rate >= bench_open.MIN_RATE and steps[-1].rate / 2 < bench_open.MIN_RATE
+
+
+def test_idle_means_the_last_probes_all_near_the_idle_servers_latency():
+    assert bench_open.is_idle([50.0, 3.0, 4.0, 6.0], 3.0)  # within 3 + 5 ms
+    assert not bench_open.is_idle([3.0, 9.0, 3.0], 3.0)
+    assert not bench_open.is_idle([3.0, 3.0], 3.0)  # too few
+    assert bench_open.is_idle([20.0, 19.0, 15.0], 10.0) and not bench_open.is_idle([21.0, 3.0, 3.0], 10.0)
+
+
+def test_the_workers_that_began_during_a_run_and_the_slow_starts_around_them():
+    def line(pid: int, end: float, ms: float) -> str:
+        ts = datetime.fromtimestamp(end, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return json.dumps({"ts": ts, "pid": pid, "duration_ms": ms})
+
+    t0 = 1_800_000_000.0
+    lines = [line(1, t0 - 5, 4), line(2, t0 - 4, 4), line(1, t0 + 1, 4), line(3, t0 + 10.2, 200), line(3, t0 + 10.3, 9)]
+    lines.append("not json")
+    fresh = bench_open.new_workers(lines, t0, t0 + 20)
+    assert [(w.pid, round(w.first_at - t0, 1), w.first_ms) for w in fresh] == [(3, 10.0, [200.0, 9.0])]
+    step = bench_open.Step(rate=10, seconds=20, wall_t0=t0)
+    step.timeline = [(1.0, 300.0, False), (9.8, 250.0, False), (11.0, 400.0, False), (15.0, 500.0, False)]
+    step.timeline.append((10.1, 5.0, False))  # fast: not counted
+    assert bench_open.slow_near(step, [t0 + 10.0], 200.0) == 2  # the starts due at +9.8 s and +11.0 s
