@@ -40,11 +40,14 @@ def test_the_app_is_preloaded_unless_turned_off():
 
 
 @pytest.mark.parametrize("hook", ["when_ready", "post_worker_init"])
-def test_what_the_import_made_is_frozen_in_the_master_and_in_each_worker(hook):
+def test_what_the_import_made_is_frozen_in_the_master_and_in_each_worker(hook, monkeypatch):
+    import core.sql
+
+    monkeypatch.setattr(core.sql, "connection_warm", lambda: 0)  # the worker's warm-up: tested below
     hooks = config()
     assert gc.get_freeze_count() == 0
     try:
-        hooks[hook](object())
+        hooks[hook](_Worker())
         assert gc.get_freeze_count() > 10_000  # the platform's modules, classes, functions: ~150,000 objects
     finally:
         gc.unfreeze()
@@ -73,3 +76,103 @@ print("closed" if connection.connection is None else "open")
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "closed"
+
+
+# --- warm workers (the module docstring, "Warm workers") ------------------------------------------------------------
+class _Cfg:
+    threads = 4
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def info(self, msg: str, *args: Any) -> None:
+        self.lines.append(msg % args)
+
+    warning = info
+
+
+class _Worker:
+    def __init__(self, pool: Any = None) -> None:
+        self.cfg, self.log = _Cfg(), _Log()
+        if pool is not None:
+            self.tpool = pool
+
+
+def test_each_worker_warms_up_before_it_serves_unless_turned_off(monkeypatch):
+    import core.sql
+
+    calls: list[int] = []
+    monkeypatch.setattr(core.sql, "connection_warm", lambda: calls.append(1) or 0)
+    try:
+        config()["post_worker_init"](_Worker())
+        assert calls == [1]
+        config(GUNICORN_WARM_DB="0")["post_worker_init"](_Worker())
+        assert calls == [1]
+    finally:
+        gc.unfreeze()
+
+
+def test_a_gthread_worker_warms_one_connection_in_each_thread_of_its_pool(monkeypatch):
+    """Each of the pool's threads (Django's connections are per thread) opens and warms its own connection, before
+    the worker serves; the requests later run in those same threads."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import core.sql
+
+    warmed: list[int] = []
+    monkeypatch.setattr(core.sql, "connection_warm", lambda: warmed.append(threading.get_ident()) or 27)
+    pool = ThreadPoolExecutor(max_workers=_Cfg.threads)
+    try:
+        worker = _Worker(pool)
+        config()["_warm_database"](worker)
+        assert len(warmed) == len(set(warmed)) == 4 and threading.get_ident() not in warmed
+        served = {pool.submit(threading.get_ident).result() for _ in range(20)}
+        assert served <= set(warmed)
+        assert worker.log.lines == ["database warmed: 4 of 4 connections, 27/27/27/27 statements planned"]
+    finally:
+        pool.shutdown()
+
+
+def test_a_sync_worker_warms_its_own_thread_and_a_failure_is_logged_not_raised(monkeypatch):
+    import threading
+
+    import core.sql
+
+    warmed: list[int] = []
+    monkeypatch.setattr(core.sql, "connection_warm", lambda: warmed.append(threading.get_ident()) or 27)
+    worker = _Worker()
+    config()["_warm_database"](worker)
+    assert warmed == [threading.get_ident()]
+
+    def down() -> int:
+        raise RuntimeError("could not connect to server")
+
+    monkeypatch.setattr(core.sql, "connection_warm", down)
+    worker = _Worker()
+    config()["_warm_database"](worker)
+    assert "database connection not warmed: could not connect to server" in worker.log.lines[0]
+    assert worker.log.lines[-1].startswith("database warmed: 0 of 1 connections")
+
+
+def test_gunicorn_makes_the_gthread_pool_before_the_hook_and_serves_after_it():
+    """The shape of gunicorn the warm-up relies on: the gthread worker makes its pool (a ThreadPoolExecutor of
+    ``threads`` threads) before the base worker's ``init_process`` calls ``post_worker_init``, which runs before the
+    worker serves. Fails when gunicorn changes it (then the warm-up must be rethought)."""
+    import inspect
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gunicorn.workers import base, gthread
+
+    own = inspect.getsource(gthread.ThreadWorker.init_process)
+    assert own.index("self.tpool = self.get_thread_pool()") < own.index("super().init_process()")
+    parent = inspect.getsource(base.Worker.init_process)
+    assert parent.index("self.cfg.post_worker_init(self)") < parent.index("self.run()")
+    stub = type("Stub", (), {"cfg": _Cfg()})()
+    pool = gthread.ThreadWorker.get_thread_pool(stub)
+    try:
+        assert isinstance(pool, ThreadPoolExecutor) and pool._max_workers == _Cfg.threads
+    finally:
+        pool.shutdown()

@@ -92,6 +92,7 @@ ALLOWED = {
 UNREGISTERED: dict[tuple[str, str], str] = {
     ("core/sql.py", "prepare_hot_statements"): "the PREPARE of each registered statement, and the plan cache mode",
     ("core/sql.py", "execute"): "runs a registered Statement given to it: its EXECUTE or its text",
+    ("core/sql.py", "warm_hot_statements"): "EXPLAIN of each prepared statement's EXECUTE: its plan built ahead",
 }
 # jackpots_pending is not among them: the fold job drains it every second and reads a pool's pending rows whole (the
 # live value of a pool reads its running counter, jackpots_pendingtotal, not these rows); it is filled here all the same
