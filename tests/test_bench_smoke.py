@@ -280,6 +280,9 @@ def test_the_capacity_search_bisects_below_a_slow_server():
     )
     assert not cap.player_bound and 0 < cap.rate < 10.5
     assert any(not s.sustained for s in cap.steps)
+    # every step after the first waited for the server to be idle again (the pause, then 3 fast probes at least)
+    assert all(s.idle_wait >= 0.2 and s.idle_reached for s in cap.steps[1:])
+    assert api.probes >= 6 + 3 * (len(cap.steps) - 1)
 
 
 def test_waiting_for_idle_lasts_until_the_probe_answers_as_fast_as_an_idle_server(stub):
