@@ -17,8 +17,9 @@ Every figure can be set from the environment (the defaults are what ``make bench
     GUNICORN_MAX_REQUESTS    2000               recycle a worker after this many requests (0 = never), with jitter
     GUNICORN_PRELOAD         1                  load the app once in the master and fork each worker from it (0:
                                                 each worker imports it); see "Preloading" below
-    GUNICORN_WARM_DB         1                  each worker opens its threads' database connections and plans the
-                                                hot statements before it serves (0: on first use); see "Warm workers"
+    GUNICORN_WARM_DB         1                  workers ready before they serve: the URLconf loaded by the master,
+                                                each worker's database connections opened and the hot statements
+                                                planned (0: on first use); see "Warm workers"
     GUNICORN_ACCESS_LOG      -                  JSON access log (``-`` = stdout, a path, or empty = off)
     GUNICORN_LOG_LEVEL       info               error log level; the error log goes to stderr
 
@@ -34,14 +35,17 @@ does at import), and :func:`pre_fork` closes any that something opened before a 
 ever share a connection. New code needs a full restart of the master (``kill -TERM`` then start, or gunicorn's
 ``USR2`` upgrade): a ``HUP`` re-forks the workers from the code the master loaded.
 
-Warm workers: a worker's threads each open their own database connection, which prepares the ~27 hot statements
-(``core/sql.py``); the first execution of each then plans it and loads its tables into the new PostgreSQL backend's
-catalogue caches. On a connection opened by a request, its first round took ~38 ms instead of ~6 ms (in-process,
-10 trials). With ``GUNICORN_WARM_DB=1`` (:func:`post_worker_init`) each new worker, the first ones and every one
-replacing a recycled worker, opens one connection per thread and plans the hot statements
-(``core.sql.connection_warm``) before it accepts a request; the first round then took ~12 ms. It needs connections
-kept between requests (``CONN_MAX_AGE`` > 0) and prepared statements (not behind PgBouncer); elsewhere it does nothing.
-A database that cannot be reached is logged and the worker serves anyway (its requests connect as before).
+Warm workers (``GUNICORN_WARM_DB=1``): a new worker's first requests paid two things once. Django imports the
+URLconf, and with it every view module, on the first request (~100 ms of CPU); the master now does it before it
+forks (:func:`when_ready`), so every worker has it. And each thread opens its own database connection, which
+prepares the ~27 hot statements (``core/sql.py``), whose first executions then plan them and load their tables into
+the new PostgreSQL backend's catalogue caches: on a connection opened by a request its first round took ~38 ms
+instead of ~6 ms (in-process, 10 trials). Each new worker, the first ones and every one replacing a recycled worker,
+now opens one connection per thread and plans the hot statements (``core.sql.connection_warm``, in
+:func:`post_worker_init`) before it accepts a request. In a fresh process with both, the first round took 10-14 ms
+of CPU instead of ~100 (later rounds 4-6 ms). The connections need ``CONN_MAX_AGE`` > 0 and prepared statements
+(not behind PgBouncer); elsewhere nothing is opened. A database that cannot be reached is logged and the worker
+serves anyway (its requests connect as before).
 
 The access log is one JSON object per request with the request id the app sets (``X-Request-ID``), so a line of
 the access log, the app's own request log (``platform.request``) and an error report can be joined on it.
@@ -167,10 +171,21 @@ def on_starting(server: Any) -> None:
 
 
 def when_ready(server: Any) -> None:
-    """In the master once it is set up (the app loaded there with ``preload_app``): what the import made is moved
-    to the collector's permanent generation (the module docstring, "Preloading")."""
+    """In the master once it is set up (the app loaded there with ``preload_app``): the URLconf loaded
+    (:func:`_load_urls`, "Warm workers" in the module docstring), then what the import made is moved to the
+    collector's permanent generation ("Preloading")."""
+    if preload_app and warm_db:
+        _load_urls()
     gc.collect()
     gc.freeze()
+
+
+def _load_urls() -> None:
+    """Import the URLconf and with it every view module (Django does it on the first request: ~100 ms of a new
+    worker's first answer, "Warm workers"); once per process, a no-op after."""
+    from django.urls import get_resolver
+
+    get_resolver().url_patterns  # noqa: B018 - the property imports config.urls and the modules it names
 
 
 def pre_fork(server: Any, worker: Any) -> None:
@@ -187,6 +202,7 @@ def post_worker_init(worker: Any) -> None:
     accepts a request: its threads' database connections opened and warmed (``GUNICORN_WARM_DB``, "Warm workers" in
     the module docstring), then what it made is moved to the permanent generation as well."""
     if warm_db:
+        _load_urls()  # without preload_app (with it, the master did)
         _warm_database(worker)
     gc.collect()
     gc.freeze()

@@ -46,8 +46,8 @@ PROCESS_VARIABLES: list[Variable] = [
         "GUNICORN_WARM_DB",
         "integer",
         "1",
-        "1: each new worker opens its threads' database connections and plans the hot statements before it serves; "
-        "0: on first use",
+        "1: workers ready before they serve (the URLconf loaded by the master; each worker's database connections "
+        "opened and the hot statements planned); 0: on first use",
     ),
     _var(WEB, "GUNICORN_BACKLOG", "integer", "2048", "pending connections"),
     _var(WEB, "GUNICORN_CONTROL_SOCKET", "path", "(empty)", "gunicorn's control socket; empty: none"),

@@ -176,3 +176,27 @@ def test_gunicorn_makes_the_gthread_pool_before_the_hook_and_serves_after_it():
         assert isinstance(pool, ThreadPoolExecutor) and pool._max_workers == _Cfg.threads
     finally:
         pool.shutdown()
+
+
+def test_the_master_loads_the_urlconf_before_it_forks(monkeypatch):
+    """With ``preload_app`` the master imports the URLconf (every view module) in ``when_ready``: a new worker's first
+    request does not."""
+    import django.urls
+
+    loaded: list[int] = []
+
+    class Resolver:
+        @property
+        def url_patterns(self) -> list[Any]:
+            loaded.append(1)
+            return []
+
+    monkeypatch.setattr(django.urls, "get_resolver", lambda: Resolver())
+    try:
+        config()["when_ready"](object())
+        assert loaded == [1]
+        config(GUNICORN_PRELOAD="0")["when_ready"](object())  # the master without the app: nothing to load
+        config(GUNICORN_WARM_DB="0")["when_ready"](object())  # on first use
+        assert loaded == [1]
+    finally:
+        gc.unfreeze()
