@@ -14,7 +14,8 @@ Every figure can be set from the environment (the defaults are what ``make bench
                                                 on one gunicorn is closing
     GUNICORN_TIMEOUT         30                 a worker silent this long is killed and replaced
     GUNICORN_GRACEFUL_TIMEOUT 30                seconds a worker gets to finish its requests on restart/stop
-    GUNICORN_MAX_REQUESTS    2000               recycle a worker after this many requests (0 = never), with jitter
+    GUNICORN_MAX_REQUESTS    20000              recycle a worker after this many requests (0 = never), with jitter
+                                                of up to 10 %; see "Recycling" below
     GUNICORN_PRELOAD         1                  load the app once in the master and fork each worker from it (0:
                                                 each worker imports it); see "Preloading" below
     GUNICORN_WARM_DB         1                  workers ready before they serve: the URLconf loaded by the master,
@@ -46,6 +47,17 @@ now opens one connection per thread and plans the hot statements (``core.sql.con
 of CPU instead of ~100 (later rounds 4-6 ms). The connections need ``CONN_MAX_AGE`` > 0 and prepared statements
 (not behind PgBouncer); elsewhere nothing is opened. A database that cannot be reached is logged and the worker
 serves anyway (its requests connect as before).
+
+Recycling: each worker replaced after ``GUNICORN_MAX_REQUESTS`` disturbs the traffic for a moment, whatever the
+warm-up: the old worker stops accepting and finishes its requests, the other worker serves alone meanwhile, and the
+keep-alive connections the old one held reconnect to whichever worker accepts first, the one that kept serving, so
+the new worker gets few of them until the clients (or the balancer, e.g. nginx's ``keepalive_requests``) open new
+ones. ``make bench`` 2026-12-07 (scripts/bench.py's note on the open-loop 70 % run, 48-60 s at 20-62 starts/s, a
+machine shared with other jobs), the run's 13-31 starts at or above its p99 that were waiting within 2 s of a new
+worker's start: recycling every 500 requests, 30 of 31 and 29 of 31 without the warm-up, 2 of 13 and 0 of 22 with
+it; every 2,000 (1-2 recycles a run), 12 of 31 without and 29 of 31 with it. After the second recycle of a run one
+worker answered 266-277 requests per 5 s and its new peer 8-9. Hence 20,000 (gunicorn's own default is 0, never): a
+worker serving ~100 requests a second is replaced every few minutes, not twice a minute.
 
 The access log is one JSON object per request with the request id the app sets (``X-Request-ID``), so a line of
 the access log, the app's own request log (``platform.request``) and an error report can be joined on it.
@@ -100,7 +112,7 @@ threads = _int("GUNICORN_THREADS", 4) if worker_class == "gthread" else 1
 keepalive = _int("GUNICORN_KEEPALIVE", 75)
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
-max_requests = _int("GUNICORN_MAX_REQUESTS", 2000)
+max_requests = _int("GUNICORN_MAX_REQUESTS", 20000)
 max_requests_jitter = max_requests // 10 if max_requests else 0
 backlog = _int("GUNICORN_BACKLOG", 2048)
 preload_app = _int("GUNICORN_PRELOAD", 1) == 1

@@ -32,7 +32,13 @@ PROCESS_VARIABLES: list[Variable] = [
     _var(WEB, "GUNICORN_KEEPALIVE", "integer", "75", "seconds a kept-alive connection waits"),
     _var(WEB, "GUNICORN_TIMEOUT", "integer", "30", "seconds before a silent worker is killed"),
     _var(WEB, "GUNICORN_GRACEFUL_TIMEOUT", "integer", "30", "seconds a worker has to finish on restart"),
-    _var(WEB, "GUNICORN_MAX_REQUESTS", "integer", "2000", "requests before a worker is replaced (0: never)"),
+    _var(
+        WEB,
+        "GUNICORN_MAX_REQUESTS",
+        "integer",
+        "20000",
+        "requests before a worker is replaced (0: never), with up to 10 % jitter",
+    ),
     _var(
         WEB,
         "GUNICORN_PRELOAD",

@@ -200,3 +200,16 @@ def test_the_master_loads_the_urlconf_before_it_forks(monkeypatch):
         assert loaded == [1]
     finally:
         gc.unfreeze()
+
+
+def test_a_worker_is_recycled_every_20000_requests_with_jitter_unless_set():
+    """Each recycle disturbs the traffic (the module docstring, "Recycling"): rare by default, never with 0."""
+    assert (config()["max_requests"], config()["max_requests_jitter"]) == (20000, 2000)
+    assert (
+        config(GUNICORN_MAX_REQUESTS="500")["max_requests"],
+        config(GUNICORN_MAX_REQUESTS="500")["max_requests_jitter"],
+    ) == (500, 50)
+    assert (
+        config(GUNICORN_MAX_REQUESTS="0")["max_requests"],
+        config(GUNICORN_MAX_REQUESTS="0")["max_requests_jitter"],
+    ) == (0, 0)
