@@ -133,6 +133,7 @@ class StubApi:
                 if time.monotonic() < self.busy_until:  # a server still working off a queue
                     await asyncio.sleep(0.2)
                 now = datetime.now(UTC)
+                answer: dict[str, Any]
                 if method == "GET":  # the capacity search's idle probe
                     self.probes += 1
                     answer, status, sql = {"round": None}, "200 OK", 2
@@ -311,7 +312,7 @@ def _step(rate: float, *, ok: bool = True, first: float = 10.0, last: float = 10
     )
 
 
-def _search(capacity: float, *, limit: float = 1000.0, start: float = 25.0, flaky: set[int] = frozenset()):
+def _search(capacity: float, *, limit: float = 1000.0, start: float = 25.0, flaky: frozenset[int] = frozenset()):
     """The search against a server that sustains every rate <= ``capacity``; the step numbers in ``flaky`` fail
     whatever their rate (a noisy machine)."""
     steps: list[bench_open.Step] = []
@@ -344,7 +345,7 @@ def test_the_search_goes_up_x1_5_then_bisects_and_confirms_the_rate_it_chooses()
 def test_a_failed_confirmation_moves_the_capacity_below_it():
     steps, _ = _search(130.0, start=50.0)
     n = len(steps)  # the confirming step's number
-    flaky_steps, capacity = _search(130.0, start=50.0, flaky={n})
+    flaky_steps, capacity = _search(130.0, start=50.0, flaky=frozenset({n}))
     assert not flaky_steps[n - 1].sustained
     assert capacity < steps[-1].rate  # the rate that failed once is never the capacity
     assert [s.rate for s in flaky_steps].count(capacity) == 2  # the lower one confirmed in turn

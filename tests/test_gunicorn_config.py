@@ -104,7 +104,12 @@ def test_each_worker_warms_up_before_it_serves_unless_turned_off(monkeypatch):
     import core.sql
 
     calls: list[int] = []
-    monkeypatch.setattr(core.sql, "connection_warm", lambda: calls.append(1) or 0)
+
+    def warm() -> int:
+        calls.append(1)
+        return 0
+
+    monkeypatch.setattr(core.sql, "connection_warm", warm)
     try:
         config()["post_worker_init"](_Worker())
         assert calls == [1]
@@ -123,7 +128,12 @@ def test_a_gthread_worker_warms_one_connection_in_each_thread_of_its_pool(monkey
     import core.sql
 
     warmed: list[int] = []
-    monkeypatch.setattr(core.sql, "connection_warm", lambda: warmed.append(threading.get_ident()) or 27)
+
+    def warm() -> int:
+        warmed.append(threading.get_ident())
+        return 27
+
+    monkeypatch.setattr(core.sql, "connection_warm", warm)
     pool = ThreadPoolExecutor(max_workers=_Cfg.threads)
     try:
         worker = _Worker(pool)
@@ -142,7 +152,12 @@ def test_a_sync_worker_warms_its_own_thread_and_a_failure_is_logged_not_raised(m
     import core.sql
 
     warmed: list[int] = []
-    monkeypatch.setattr(core.sql, "connection_warm", lambda: warmed.append(threading.get_ident()) or 27)
+
+    def warm() -> int:
+        warmed.append(threading.get_ident())
+        return 27
+
+    monkeypatch.setattr(core.sql, "connection_warm", warm)
     worker = _Worker()
     config()["_warm_database"](worker)
     assert warmed == [threading.get_ident()]
