@@ -33,7 +33,11 @@ ever share a connection. New code needs a full restart of the master (``kill -TE
 ``USR2`` upgrade): a ``HUP`` re-forks the workers from the code the master loaded.
 
 The access log is one JSON object per request with the request id the app sets (``X-Request-ID``), so a line of
-the access log, the app's own request log (``platform.request``) and an error report can be joined on it.
+the access log, the app's own request log (``platform.request``) and an error report can be joined on it. It carries
+what the app's line does not: the client's address as gunicorn saw it (the balancer's), the bytes sent, the worker's
+pid. Its line costs ~80,000 instructions a request (~1 % of a round; ``scripts/bench_http_cpu.py``, docs/bench.md):
+written by :func:`write_line` straight to gunicorn's stream or file handler, without the record Python's logging
+builds for a formatter it does not use; ``GUNICORN_ACCESS_LOG=`` (empty) turns it off.
 
 The web tier is stateless (sessions live in PostgreSQL, throttles and login lockouts in the shared cache,
 ``CACHE_URL``): run as many of these processes on as many machines as the database allows. Database connections: each
