@@ -54,6 +54,19 @@ def _cpu(pid: int) -> tuple[float, float]:
     return int(fields[11]) / tick, int(fields[12]) / tick
 
 
+def _switches(pid: int) -> int:
+    """Context switches (voluntary and not) of every thread of a process so far."""
+    total = 0
+    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+        try:
+            text = status.read_text()
+        except OSError:  # a thread that ended meanwhile
+            continue
+        total += sum(int(value) for name, _, value in (line.partition(":") for line in text.splitlines())
+                     if name.endswith("ctxt_switches"))  # fmt: skip
+    return total
+
+
 class Client:
     """One keep-alive HTTP/1.1 connection sending ``make bench``'s request (scripts/bench_load.py)."""
 
@@ -230,11 +243,13 @@ def _measure(a: argparse.Namespace, client: Client, worker: int, tokens: list[st
     statuses: dict[str, int] = {}
     sql = 0
     user0, sys0 = _cpu(worker)
+    switches0 = _switches(worker)
     for i in range(a.warmup, a.warmup + a.rounds):
         status, count = play(i)
         statuses[status] = statuses.get(status, 0) + 1
         sql += count
     user, system = (x - y for x, y in zip(_cpu(worker), (user0, sys0), strict=True))
+    switches = _switches(worker) - switches0
     if tracer is not None:
         tracer.send_signal(signal.SIGINT)
         tracer.wait(timeout=60)
@@ -245,7 +260,7 @@ def _measure(a: argparse.Namespace, client: Client, worker: int, tokens: list[st
     print(f"{a.rounds} rounds {statuses} (seed {a.seed}, warm-up {a.warmup}, players {a.offset}+{a.players})")
     print(
         f"per round: worker CPU {(user + system) * 1000 / n:.2f} ms (user {user * 1000 / n:.2f}, "
-        f"system {system * 1000 / n:.2f}), statements {sql / n:.2f}"
+        f"system {system * 1000 / n:.2f}), statements {sql / n:.2f}, context switches {switches / n:.1f}"
     )
     if a.callgrind:
         print(f"callgrind: {a.callgrind}.{worker}* (the worker)")
