@@ -140,3 +140,20 @@ def test_the_pid_of_each_line_is_the_writing_process(conf):
     os.waitpid(child, 0)
     assert os.read(read, 16) == b"True"
     assert conf["_PID"][0] == os.getpid()
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/api/v1/games/rounds", '/a "quoted" ř path\\', "/\x00\x7f\u2028", "/lone \udcff surrogate", "/" + "é" * 300],
+)
+def test_the_line_encodes_the_object_json_would(conf, path):
+    """orjson's text (compact) or, for what it refuses (a lone surrogate), the json module's: either way the same
+    object comes back."""
+    line = {"ts": "2026-12-07T11:00:00.000Z", "path": path, "status": 201, "bytes": 0, "duration_ms": 14.7, "sql": 9}
+    text = conf["encode_line"](line)
+    assert json.loads(text) == line
+    assert text == (
+        json.dumps(line, ensure_ascii=False)
+        if "\udcff" in path
+        else json.dumps(line, separators=(",", ":"), ensure_ascii=False)
+    )
