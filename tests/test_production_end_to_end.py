@@ -835,4 +835,6 @@ def test_production_takes_a_player_from_registration_through_bank_id_a_bank_depo
     # 12. The books balance.
     check = platform.manage("ledger_check")
     assert check.returncode == 0, check.stdout + check.stderr
-    assert "Traceback" not in platform.log("gunicorn") and " 500 " not in (folder / "access.log").read_text()
+    assert "Traceback" not in platform.log("gunicorn")
+    answered = [json.loads(line)["status"] for line in (folder / "access.log").read_text().splitlines() if line]
+    assert answered and 500 not in answered, answered  # one JSON object a line (config/gunicorn.conf.py)
