@@ -166,6 +166,8 @@ def _command(a: argparse.Namespace, port: int) -> tuple[list[str], dict[str, str
         "GUNICORN_ACCESS_LOG": "" if access_log == "off" else access_log,
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+    if a.app == "stub":
+        env["GUNICORN_WARM_DB"] = "0"  # the stub loads no Django: no URLconf or connections to warm
     if a.callgrind:
         env["JACKPOTS_CONFIG_TTL_SECONDS"] = env.get("JACKPOTS_CONFIG_TTL_SECONDS", "3600")  # as bench_round_cpu
     if a.profile:
