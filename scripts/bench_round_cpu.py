@@ -21,6 +21,11 @@ Under ``valgrind --tool=callgrind --instr-atstart=no`` with ``BENCH_CALLGRIND=1`
 instrumentation on for the counted rounds only (``callgrind_control``): the instruction count (Ir) of those rounds
 does not depend on the other processes on the machine. ``--warmup`` rounds are played (and not counted) first so
 the per-process caches are filled.
+
+``--callgrind-backend`` does the same for the connection's PostgreSQL backend, on a server of the run's own whose
+postmaster runs under ``valgrind --tool=callgrind --zero-before=pg_backend_pid --dump-before=pg_current_wal_lsn``
+(docs/bench.md "The backend's instructions per round"): the backend's counts are zeroed right before the counted
+rounds and dumped (``callgrind.out.<pid>.2``) right after them.
 """
 
 from __future__ import annotations
@@ -46,6 +51,9 @@ def _state() -> Path:
     return ROOT / ".data" / f"bench_round_cpu-{hashlib.sha256(url.encode()).hexdigest()[:10]}.json"
 
 
+# --callgrind-backend: the functions whose calls zero and dump the backend's callgrind counts (the server started under
+# valgrind --tool=callgrind --zero-before=pg_backend_pid --dump-before=pg_current_wal_lsn; docs/bench.md)
+BACKEND_ZERO, BACKEND_DUMP = "pg_backend_pid", "pg_current_wal_lsn"
 ROULETTE = {"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}}]}
 KOBUSHI = {"lines": 30, "coins": 1, "coin_value": {"amount": 10, "currency": "CZK"}}
 
@@ -130,7 +138,7 @@ def _wal_report(connection: Any, wal0: int, rounds: int) -> str:
     """WAL bytes per round (of the whole server) and, with pg_stat_statements, per statement of this database."""
     n = max(1, rounds)
     with connection.cursor() as cur:
-        cur.execute("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")
+        cur.execute(f"SELECT {BACKEND_DUMP}() - '0/0'::pg_lsn")  # first after the rounds: --callgrind-backend's dump
         out = [f"server WAL per round: {(int(cur.fetchone()[0]) - wal0) / n:,.0f} bytes"]
         cur.execute("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_stat_statements')")
         if cur.fetchone()[0]:
@@ -207,6 +215,7 @@ def run(
     players: int,
     offset: int = 0,
     activity_ahead: bool = False,
+    callgrind_backend: bool = False,
 ) -> None:
     _django()
     import logging
@@ -256,6 +265,8 @@ def run(
             profiler.enable()
         _callgrind("on")
         wal0 = _wal_reset(connection)
+        if callgrind_backend:
+            _callgrind_backend_mark(connection)
         counter.count = 0
         db0, cpu0, wall0 = _backend_cpu(backend), time.process_time(), time.perf_counter()
         for i in range(warmup, warmup + rounds):
@@ -294,6 +305,17 @@ def _callgrind(state: str) -> None:
         subprocess.run(["callgrind_control", f"--instr={state}", str(os.getpid())], check=True, capture_output=True)
 
 
+def _callgrind_backend_mark(connection: Any) -> None:
+    """``--callgrind-backend``: the start of the counted rounds in the backend's callgrind profile. The server runs
+    under ``valgrind --tool=callgrind --zero-before=pg_backend_pid --dump-before=pg_current_wal_lsn`` (docs/bench.md
+    "The backend's instructions per round"): this statement zeroes the backend's counts, ``_wal_report``'s first
+    statement after the rounds dumps them. No statement of the platform calls either function
+    (tests/test_bench_round_cpu.py); switching the instrumentation with ``callgrind_control`` instead waits for the
+    idle backend to poll, which it never does (and crashed it)."""
+    with connection.cursor() as cur:
+        cur.execute(f"SELECT {BACKEND_ZERO}()")
+
+
 def _profile_print(profiler: Any) -> None:
     import pstats
 
@@ -321,12 +343,29 @@ def main() -> None:
     )
     r.add_argument("--offset", type=int, default=0, help="the first player (runs side by side use different ones)")
     r.add_argument("--profile", action="store_true")
+    r.add_argument(
+        "--callgrind-backend",
+        action="store_true",
+        help="mark the counted rounds for a server run under callgrind with --zero-before=pg_backend_pid "
+        "--dump-before=pg_current_wal_lsn (docs/bench.md)",
+    )
     r.add_argument("--show-sql", action="store_true", help="print the statements of the last round")
     a = p.parse_args()
     if a.command == "setup":
         setup(a.players)
     else:
-        run(a.rounds, a.warmup, a.mix, a.profile, a.seed, a.show_sql, a.players, a.offset, a.activity_ahead)
+        run(
+            a.rounds,
+            a.warmup,
+            a.mix,
+            a.profile,
+            a.seed,
+            a.show_sql,
+            a.players,
+            a.offset,
+            a.activity_ahead,
+            a.callgrind_backend,
+        )
 
 
 if __name__ == "__main__":
