@@ -17,6 +17,8 @@ Every figure can be set from the environment (the defaults are what ``make bench
     GUNICORN_MAX_REQUESTS    2000               recycle a worker after this many requests (0 = never), with jitter
     GUNICORN_PRELOAD         1                  load the app once in the master and fork each worker from it (0:
                                                 each worker imports it); see "Preloading" below
+    GUNICORN_GC_GEN0         10000              allocations between collections of the garbage collector's youngest
+                                                generation in a worker (Python's default: 700); config/collector.py
     GUNICORN_ACCESS_LOG      -                  JSON access log (``-`` = stdout, a path, or empty = off)
     GUNICORN_LOG_LEVEL       info               error log level; the error log goes to stderr
 
@@ -46,7 +48,6 @@ in transaction mode between them: ``DATABASE_POOLER=pgbouncer`` sets ``CONN_MAX_
 
 from __future__ import annotations
 
-import gc
 import json
 import multiprocessing
 import os
@@ -152,9 +153,10 @@ def on_starting(server: Any) -> None:
 
 def when_ready(server: Any) -> None:
     """In the master once it is set up (the app loaded there with ``preload_app``): what the import made is moved
-    to the collector's permanent generation (the module docstring, "Preloading")."""
-    gc.collect()
-    gc.freeze()
+    to the collector's permanent generation (the module docstring, "Preloading"; ``config/collector.py``)."""
+    from config.collector import settle_heap  # here: ``config`` is importable once gunicorn has set the app's path
+
+    settle_heap()
 
 
 def pre_fork(server: Any, worker: Any) -> None:
@@ -168,6 +170,8 @@ def pre_fork(server: Any, worker: Any) -> None:
 
 def post_worker_init(worker: Any) -> None:
     """In each worker once it has loaded the app (itself, without ``preload_app``; inherited with it): what it
-    made is moved to the permanent generation as well."""
-    gc.collect()
-    gc.freeze()
+    made is moved to the permanent generation as well, and the youngest generation collected every
+    ``GUNICORN_GC_GEN0`` allocations (``config/collector.py``)."""
+    from config.collector import settle_heap
+
+    settle_heap()
