@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import authentication, exceptions
+from django.http import HttpRequest
+from rest_framework import HTTP_HEADER_ENCODING, authentication, exceptions
 from rest_framework.request import Request
 
 from accounts import sql
@@ -76,6 +77,18 @@ def _player_of(user: User) -> Player | None:
         return None
 
 
+def authorization_header(request: HttpRequest) -> bytes:
+    """DRF's ``get_authorization_header(request)`` (the ``Authorization`` header as bytes, ``b""`` without one) read
+    from ``META`` where a WSGI server puts it, ``HTTP_AUTHORIZATION``. DRF reads ``request.headers``, which Django
+    builds on first use from every ``META`` key (~20 a request, a Python function per key) for this one header on
+    every API call. Without that key DRF's own function answers (the header may still be under a key no WSGI server
+    writes, such as ``HTTP_authorization``); ``accounts/tests/test_authorization_header.py`` compares the two."""
+    value = request.META.get("HTTP_AUTHORIZATION")
+    if value is None:
+        return authentication.get_authorization_header(request)  # type: ignore[arg-type]  # DRF reads .headers only
+    return value.encode(HTTP_HEADER_ENCODING) if isinstance(value, str) else value
+
+
 class PlayerTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Token"
 
@@ -92,9 +105,9 @@ class PlayerTokenAuthentication(authentication.BaseAuthentication):
             raise
 
     def _authenticate(self, request: Request) -> tuple[User, AuthToken] | None:
-        # DRF's own reading of the header, given the Django request it wraps: DRF's Request reaches ``META`` through
+        # DRF's reading of the header, given the Django request it wraps: DRF's Request reaches ``META`` through
         # its ``__getattr__`` after a failed lookup (an AttributeError raised and caught on every API call)
-        header = authentication.get_authorization_header(request._request).split()  # type: ignore[arg-type]
+        header = authorization_header(request._request).split()
         if not header or header[0].lower() != self.keyword.lower().encode():
             return None
         if len(header) != 2:

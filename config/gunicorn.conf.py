@@ -21,6 +21,8 @@ Every figure can be set from the environment (the defaults are what ``make bench
     GUNICORN_WARM_DB         1                  workers ready before they serve: the URLconf loaded by the master,
                                                 each worker's database connections opened and the hot statements
                                                 planned (0: on first use); see "Warm workers"
+    GUNICORN_GC_GEN0         10000              allocations between collections of the garbage collector's youngest
+                                                generation in a worker (Python's default: 700); config/collector.py
     GUNICORN_ACCESS_LOG      -                  JSON access log (``-`` = stdout, a path, or empty = off)
     GUNICORN_LOG_LEVEL       info               error log level; the error log goes to stderr
 
@@ -79,7 +81,6 @@ in transaction mode between them: ``DATABASE_POOLER=pgbouncer`` sets ``CONN_MAX_
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import logging
 import multiprocessing
@@ -257,11 +258,12 @@ def on_starting(server: Any) -> None:
 def when_ready(server: Any) -> None:
     """In the master once it is set up (the app loaded there with ``preload_app``): the URLconf loaded
     (:func:`_load_urls`, "Warm workers" in the module docstring), then what the import made is moved to the
-    collector's permanent generation ("Preloading")."""
+    collector's permanent generation ("Preloading"; ``config/collector.py``)."""
+    from config.collector import settle_heap  # here: ``config`` is importable once gunicorn has set the app's path
+
     if preload_app and warm_db:
         _load_urls()
-    gc.collect()
-    gc.freeze()
+    settle_heap()
 
 
 def _load_urls() -> None:
@@ -284,12 +286,14 @@ def pre_fork(server: Any, worker: Any) -> None:
 def post_worker_init(worker: Any) -> None:
     """In each worker once it has loaded the app (itself, without ``preload_app``; inherited with it), before it
     accepts a request: its threads' database connections opened and warmed (``GUNICORN_WARM_DB``, "Warm workers" in
-    the module docstring), then what it made is moved to the permanent generation as well."""
+    the module docstring), then what it made is moved to the permanent generation as well, and the youngest
+    generation collected every ``GUNICORN_GC_GEN0`` allocations (``config/collector.py``)."""
+    from config.collector import settle_heap
+
     if warm_db:
         _load_urls()  # without preload_app (with it, the master did)
         _warm_database(worker)
-    gc.collect()
-    gc.freeze()
+    settle_heap()
 
 
 def _warm_database(worker: Any) -> None:

@@ -55,6 +55,14 @@ PROCESS_VARIABLES: list[Variable] = [
         "1: workers ready before they serve (the URLconf loaded by the master; each worker's database connections "
         "opened and the hot statements planned); 0: on first use",
     ),
+    _var(
+        WEB,
+        "GUNICORN_GC_GEN0",
+        "integer",
+        "10000",
+        "allocations between collections of the garbage collector's youngest generation in a web worker (Python's "
+        "default: 700); config/collector.py",
+    ),
     _var(WEB, "GUNICORN_BACKLOG", "integer", "2048", "pending connections"),
     _var(WEB, "GUNICORN_CONTROL_SOCKET", "path", "(empty)", "gunicorn's control socket; empty: none"),
     _var(WEB, "GUNICORN_ACCESS_LOG", "text", "-", "the access log (JSON lines); - standard output, empty: none"),

@@ -7,6 +7,7 @@ and accept the English form ("3,000.50 CZK") on input.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
@@ -154,20 +155,27 @@ class Money:
         return Decimal(self.amount) / MINOR_PER_MAJOR[self.currency]
 
     def format(self, lang: str = "cs") -> str:
-        per = MINOR_PER_MAJOR[self.currency]
-        sign = "-" if self.amount < 0 else ""
-        whole, frac = divmod(abs(self.amount), per)
-        digits = len(str(per)) - 1
-        if lang == "en":
-            return f"{sign}{whole:,}.{frac:0{digits}d} {self.currency}"
-        grouped = f"{whole:,}".replace(",", NBSP)
-        return f"{sign}{grouped},{frac:0{digits}d}{NBSP}{SYMBOLS[self.currency]}"
+        return _formatted(self.amount, self.currency, lang)
 
     def __str__(self) -> str:
         return self.format("cs")
 
     def to_json(self) -> dict[str, Any]:
         return {"amount": self.amount, "currency": self.currency, "formatted": self.format("cs")}
+
+
+@functools.lru_cache(maxsize=4096)
+def _formatted(amount: int, currency: str, lang: str) -> str:
+    """:meth:`Money.format`'s text, kept for the amounts formatted lately (a round's answer formats its stake, wins
+    and balances, ~7 a round, the same stakes and wins again and again): a pure function of its three arguments."""
+    per = MINOR_PER_MAJOR[currency]
+    sign = "-" if amount < 0 else ""
+    whole, frac = divmod(abs(amount), per)
+    digits = len(str(per)) - 1
+    if lang == "en":
+        return f"{sign}{whole:,}.{frac:0{digits}d} {currency}"
+    grouped = f"{whole:,}".replace(",", NBSP)
+    return f"{sign}{grouped},{frac:0{digits}d}{NBSP}{SYMBOLS[currency]}"
 
 
 ROUNDING_FLOOR = ROUND_FLOOR

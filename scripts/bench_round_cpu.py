@@ -223,6 +223,7 @@ def run(
 
     from django.db import connection
 
+    from config.collector import settle_heap
     from config.sqlcount import instrument
     from core.rng import SeededRNG, use_rng
 
@@ -245,6 +246,8 @@ def run(
         if isinstance(handler, logging.StreamHandler):
             handler.setStream(open(os.devnull, "w"))  # lives as long as the process
     from config.wsgi import application as app  # gunicorn's entry point: a cookieless API request's own handler
+
+    settle_heap()  # the collector as a gunicorn worker runs it (frozen import, its youngest generation's threshold)
 
     choice = random.Random(seed)
     games = ["kobushi" if choice.random() < mix else "european_roulette" for _ in range(warmup + rounds + 1)]

@@ -46,11 +46,15 @@ def test_what_the_import_made_is_frozen_in_the_master_and_in_each_worker(hook, m
     monkeypatch.setattr(core.sql, "connection_warm", lambda: 0)  # the worker's warm-up: tested below
     hooks = config()
     assert gc.get_freeze_count() == 0
+    threshold = gc.get_threshold()
     try:
+        gc.set_threshold(700, threshold[1], threshold[2])
         hooks[hook](_Worker())
         assert gc.get_freeze_count() > 10_000  # the platform's modules, classes, functions: ~150,000 objects
+        assert gc.get_threshold() == (10_000, threshold[1], threshold[2])  # config/collector.py
     finally:
         gc.unfreeze()
+        gc.set_threshold(*threshold)
 
 
 @pytest.mark.process  # a fresh interpreter set up as the preloaded master
