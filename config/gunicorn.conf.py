@@ -269,7 +269,7 @@ def when_ready(server: Any) -> None:
 def _load_urls() -> None:
     """Import the URLconf and with it every view module (Django does it on the first request: ~100 ms of a new
     worker's first answer, "Warm workers"); once per process, a no-op after."""
-    from django.urls import get_resolver
+    from django.urls import get_resolver  # here: the config is read before Django is set up
 
     get_resolver().url_patterns  # noqa: B018 - the property imports config.urls and the modules it names
 
@@ -288,7 +288,7 @@ def post_worker_init(worker: Any) -> None:
     accepts a request: its threads' database connections opened and warmed (``GUNICORN_WARM_DB``, "Warm workers" in
     the module docstring), then what it made is moved to the permanent generation as well, and the youngest
     generation collected every ``GUNICORN_GC_GEN0`` allocations (``config/collector.py``)."""
-    from config.collector import settle_heap
+    from config.collector import settle_heap  # here: ``config`` is importable once gunicorn has set the app's path
 
     if warm_db:
         _load_urls()  # without preload_app (with it, the master did)
@@ -301,7 +301,7 @@ def _warm_database(worker: Any) -> None:
     makes it before this hook: one task per thread, held at a barrier so that each lands in a thread of its own; the
     pool's threads live as long as the worker, and Django's connections are per thread), else this thread (a sync
     worker serves in it). Bounded by :data:`WARM_TIMEOUT`; a failure is logged, never raised."""
-    from core.sql import connection_warm
+    from core.sql import connection_warm  # here: the app (and Django) is loaded only by the time of this hook
 
     def warm() -> int:
         try:

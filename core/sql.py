@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.db.models import DEFERRED, Field, ForeignObjectRel, Model, signals
 from django.db.models.base import ModelState
@@ -202,7 +203,6 @@ def connection_warm() -> int:
     does, ``core.apps``) and plan them ahead (:func:`warm_hot_statements`), where connections are kept between
     requests and the statements are prepared (not behind PgBouncer); 0 and nothing opened elsewhere. Returns how
     many statements were planned. For a web worker's threads before it serves (``config/gunicorn.conf.py``)."""
-    from django.conf import settings
 
     wrapper = connections[DEFAULT_DB_ALIAS]
     kept = wrapper.settings_dict.get("CONN_MAX_AGE") != 0

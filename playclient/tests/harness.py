@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.chrome.webdriver import WebDriver  # Chromium's: it has the console and network logs
 from selenium.webdriver.common.by import By
@@ -79,7 +79,12 @@ class Client:
 
     def wait(self, condition, timeout: float = 15):
         try:
-            return WebDriverWait(self.d, timeout, poll_frequency=0.1).until(lambda d: condition(d))
+            # a screen that re-renders between finding an element and reading it (a card redrawn with the answer)
+            # leaves a stale reference: the condition is not met yet, so it is polled again, as a missing one is
+            waiting = WebDriverWait(
+                self.d, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
+            )
+            return waiting.until(lambda d: condition(d))
         except TimeoutException:
             raise AssertionError(f"timed out; the page shows: {self.text()[:4000]}") from None
 
