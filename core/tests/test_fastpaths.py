@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import enum
+import functools
 import re
 import sys
 import threading
@@ -483,7 +484,7 @@ def test_connections_all_is_installed_and_answers_as_djangos_in_every_state():
     assert vars(ConnectionHandler)["all"] is fastpaths.connections_all
 
     def both() -> tuple[list[Any], list[Any]]:
-        return connections.all(initialized_only=True), BaseConnectionHandler.all(connections, True)
+        return list(connections.all(initialized_only=True)), list(BaseConnectionHandler.all(connections, True))
 
     def states() -> list[tuple[list[Any], list[Any]]]:
         out = [both()]
@@ -513,8 +514,8 @@ def test_close_old_connections_reaches_every_connection_the_thread_set_up():
     def run() -> list[str]:
         checked: list[str] = []
         for alias in settings.DATABASES:
-            conn = connections[alias]
-            conn.close_if_unusable_or_obsolete = lambda alias=alias: checked.append(alias)  # type: ignore[method-assign]
+            conn: Any = connections[alias]
+            conn.close_if_unusable_or_obsolete = functools.partial(checked.append, alias)
         close_old_connections()
         return checked
 
