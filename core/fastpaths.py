@@ -1,4 +1,4 @@
-"""Six per-call costs of the libraries under every request, removed once per process (``install()``, called by
+"""Eight per-call costs of the libraries under every request, removed once per process (``install()``, called by
 ``core.apps.CoreConfig.ready()``, so the web, Celery, management commands and the tests all run with them).
 
 Each is a documented patch of a library (the house rule for monkeypatching: why, what exactly, a test that the
@@ -55,6 +55,23 @@ exception object on every call of a thread that runs no event loop (every thread
    UTF-8 (a database of the platform is created in UTF-8, and the server checks what it stores and sends in that
    encoding), so such an input cannot reach it. Values keep psycopg2's C decoder (its fast path is chosen by the
    PostgreSQL encoding's name, which does not change).
+7. **``connections.all(initialized_only=True)``** (three times a request: Django's ``close_old_connections`` on
+   ``request_started`` and ``request_finished``, ``reset_queries``): Django's asks ``hasattr(connections._connections,
+   alias)`` for every configured alias (a formatted AttributeError through :class:`_ConnectionsLocal`'s Python frame
+   for each alias this thread has not opened, ``refusal_log`` on most requests), then reads each again through
+   ``connections[alias]``. In a thread that runs no event loop, with :class:`_ConnectionsLocal` in place,
+   :func:`connections_all` reads the same ``threading.local``'s ``__dict__`` once: the connections of the configured
+   aliases this thread has set up, in the settings' order, the very objects ``connections[alias]`` returns. Anything
+   else (an event loop, asgiref's storage, an alias that names an attribute of ``threading.local`` itself,
+   ``initialized_only=False``) is Django's own ``all``.
+8. **The request signals' receivers** (``request_started``, ``request_finished``; Django's handler sends each once a
+   request): Django's ``Signal`` supports caching the live receivers per sender (``use_caching=True``, what the
+   model signals use); the request signals are made without it, so every send takes the signal's lock, computes the
+   sender's id (``hasattr(handler_class, "__func__")``: a formatted AttributeError) and filters the receivers again.
+   :func:`install_signal_caching` turns Django's caching on for the two, with a plain ``dict`` as the cache (Django's
+   ``WeakKeyDictionary`` cannot take ``sender=None``, which ``HttpResponse.close()`` sends for a response no handler
+   served). Django's ``connect``/``disconnect`` clear the cache, so a receiver connected at run time by any app runs
+   from the next send on, and every receiver still runs with the same arguments, in the same order.
 """
 
 from __future__ import annotations
@@ -62,6 +79,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import functools
+import inspect
 import os
 import re
 import threading
@@ -72,17 +90,20 @@ from typing import Any
 import psycopg2  # type: ignore[import-untyped]  # no stubs installed
 from asgiref.local import Local
 from django.conf import LazySettings, settings
+from django.core import signals as django_signals
 from django.core.cache.backends import base as cache_backends_base
 from django.core.exceptions import SynchronousOnlyOperation
 from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models.sql import compiler as sql_compiler
 from django.db.models.sql import query as sql_query
-from django.db.utils import load_backend
+from django.db.utils import ConnectionHandler, load_backend
+from django.dispatch import Signal
 from django.http import request as http_request
 from django.http import response as http_response
 from django.utils import cache as utils_cache
 from django.utils.asyncio import async_unsafe
+from django.utils.connection import BaseConnectionHandler
 from django.utils.functional import LazyObject, SimpleLazyObject, empty
 from django.utils.translation import trans_real
 
@@ -332,8 +353,69 @@ def install_psycopg_text_decoder() -> bool:
     return True
 
 
+# 7. connections.all(initialized_only=True) ------------------------------------------------------------------------
+
+#: Django's ``all`` (``BaseConnectionHandler.all``), which :func:`connections_all` answers for when it can
+_django_all: Callable[..., Any] = BaseConnectionHandler.all
+
+#: the names a ``threading.local`` answers by itself (an alias among them: Django's ``all``)
+_LOCAL_NAMES = frozenset(dir(threading.local))
+
+
+def connections_all(self: Any, initialized_only: bool = False) -> Any:
+    """Django's ``ConnectionHandler.all``; with ``initialized_only`` in a thread that runs no event loop, the
+    connections this thread set up read from the ``threading.local`` behind :class:`_ConnectionsLocal` (the module's
+    docstring, 7)."""
+    if initialized_only:
+        local = self._connections
+        if type(local) is _ConnectionsLocal and _running_loop() is None:
+            aliases = self.settings
+            if _LOCAL_NAMES.isdisjoint(aliases):
+                stored = vars(_STORAGE_SLOT(local))
+                return [stored[alias] for alias in aliases if alias in stored]
+    return _django_all(self, initialized_only)
+
+
+def install_connections_all() -> bool:
+    """``ConnectionHandler.all = connections_all`` (idempotent); False when Django's handler has an ``all`` of its own
+    or ``BaseConnectionHandler.all`` no longer takes ``(self, initialized_only=False)`` (the library changed: left
+    alone)."""
+    current = vars(ConnectionHandler).get("all")
+    if current is connections_all:
+        return True
+    if current is not None or list(inspect.signature(_django_all).parameters) != ["self", "initialized_only"]:
+        return False
+    ConnectionHandler.all = connections_all  # type: ignore[method-assign]
+    return True
+
+
+# 8. the request signals' receivers cached ------------------------------------------------------------------------
+
+#: the signals Django's handlers send once a request
+REQUEST_SIGNALS = (django_signals.request_started, django_signals.request_finished)
+
+
+def install_signal_caching() -> int:
+    """Django's receiver caching on :data:`REQUEST_SIGNALS` (idempotent); how many have it. A signal is left alone
+    when it is not Django's ``Signal`` itself or ``Signal._live_receivers`` no longer reads ``use_caching`` and
+    ``sender_receivers_cache`` (the library changed)."""
+    names = Signal._live_receivers.__code__.co_names
+    if "use_caching" not in names or "sender_receivers_cache" not in names:
+        return 0
+    done = 0
+    for signal in REQUEST_SIGNALS:
+        if type(signal) is not Signal or not isinstance(vars(signal).get("sender_receivers_cache"), dict):
+            continue
+        if not signal.use_caching:
+            with signal.lock:
+                signal.sender_receivers_cache = {}  # a plain dict: sender=None is sent too (the module's docstring)
+                signal.use_caching = True
+        done += 1
+    return done
+
+
 def install() -> dict[str, object]:
-    """All six, once per process (each idempotent); what each did, for the tests."""
+    """All eight, once per process (each idempotent); what each did, for the tests."""
     return {
         "connections_local": install_connections_local(),
         "async_unsafe": install_async_unsafe(),
@@ -341,4 +423,6 @@ def install() -> dict[str, object]:
         "psycopg_adapters": install_psycopg_adapters(),
         "eager_regexes": install_eager_regexes(),
         "psycopg_text_decoder": install_psycopg_text_decoder(),
+        "connections_all": install_connections_all(),
+        "signal_caching": install_signal_caching(),
     }

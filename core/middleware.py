@@ -29,7 +29,7 @@ from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 
 from core.errors import NOT_CANONICAL_PATH, NOT_FOUND, VALIDATION, server_error_json
-from core.logging import reset_request_id, set_request_id
+from core.logging import log_fields, reset_request_id, set_request_id
 
 logger = logging.getLogger("platform.request")
 _VALID_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
@@ -101,9 +101,11 @@ class RequestIdMiddleware:
             response = self.get_response(request)
             response["X-Request-ID"] = request_id
             user = getattr(request, "user", None)
-            logger.info(
+            log_fields(
+                logger,
+                logging.INFO,
                 "request",
-                extra={
+                {
                     "method": request.method,
                     "path": request.path,
                     "status": response.status_code,

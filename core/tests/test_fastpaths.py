@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import enum
+import functools
 import re
 import sys
 import threading
@@ -468,3 +469,195 @@ def test_psycopg2_still_maps_utf8_to_pythons_utf_8_module_before_the_patch():
         assert encodings["UTF8"] == fastpaths.TEXT_CODEC
     finally:
         encodings["UTF8"] = saved
+
+
+# 7. connections.all(initialized_only=True) ----------------------------------------------------------------------
+
+
+def test_connections_all_is_installed_and_answers_as_djangos_in_every_state():
+    """The initialized connections (what ``close_old_connections`` and ``reset_queries`` walk) are the ones Django's
+    ``all`` gives, the same objects in the same order: none opened in a new thread, one, both, and in a thread that
+    runs an event loop (Django's own ``all`` there); ``initialized_only=False`` is Django's."""
+    from django.db.utils import ConnectionHandler
+    from django.utils.connection import BaseConnectionHandler
+
+    assert vars(ConnectionHandler)["all"] is fastpaths.connections_all
+
+    def both() -> tuple[list[Any], list[Any]]:
+        return list(connections.all(initialized_only=True)), list(BaseConnectionHandler.all(connections, True))
+
+    def states() -> list[tuple[list[Any], list[Any]]]:
+        out = [both()]
+        connections["refusal_log"]
+        out.append(both())
+        connections["default"]
+        out.append(both())
+        return out
+
+    for ours, djangos in in_a_new_thread(states):
+        assert ours == djangos and all(a is b for a, b in zip(ours, djangos, strict=True))
+    assert [c.alias for c in in_a_new_thread(states)[1][0]] == ["refusal_log"]
+    assert [c.alias for c in in_a_new_thread(states)[2][0]] == list(settings.DATABASES)  # the settings' order
+
+    async def in_a_loop() -> tuple[list[Any], list[Any]]:
+        return both()
+
+    ours, djangos = in_a_new_thread(lambda: asyncio.run(in_a_loop()))
+    assert ours == djangos
+    assert connections.all() == BaseConnectionHandler.all(connections)
+
+
+def test_close_old_connections_reaches_every_connection_the_thread_set_up():
+    """Django's receiver walks ``all(initialized_only=True)``: each connection this thread set up is checked."""
+    from django.db import close_old_connections
+
+    def run() -> list[str]:
+        checked: list[str] = []
+        for alias in settings.DATABASES:
+            conn: Any = connections[alias]
+            conn.close_if_unusable_or_obsolete = functools.partial(checked.append, alias)
+        close_old_connections()
+        return checked
+
+    assert in_a_new_thread(run) == list(settings.DATABASES)
+
+
+def test_djangos_connection_handler_all_is_still_the_one_the_patch_answers_for():
+    """Fails when Django changes ``all`` so that the patch no longer applies (it is then left alone)."""
+    import inspect
+
+    from django.db.utils import ConnectionHandler
+    from django.utils.connection import BaseConnectionHandler
+
+    assert [c for c in ConnectionHandler.__mro__ if "all" in vars(c)] == [ConnectionHandler, BaseConnectionHandler]
+    assert list(inspect.signature(BaseConnectionHandler.all).parameters) == ["self", "initialized_only"]
+    assert fastpaths._django_all is BaseConnectionHandler.all
+    # it asks the storage this one reads, for the aliases of the settings, and returns connections[alias]
+    assert "if not initialized_only or hasattr(self._connections, alias)" in inspect.getsource(
+        BaseConnectionHandler.all
+    )
+
+
+# 8. the request signals' receivers cached ------------------------------------------------------------------------
+
+
+def test_the_request_signals_cache_their_receivers_and_a_receiver_connected_at_run_time_runs():
+    from django.core import signals
+    from django.core.handlers.wsgi import WSGIHandler
+
+    for signal in fastpaths.REQUEST_SIGNALS:
+        assert signal.use_caching and type(signal.sender_receivers_cache) is dict
+    started = signals.request_started
+    seen: list[tuple[Any, dict[str, Any]]] = []
+
+    def receiver(sender: Any, **kwargs: Any) -> None:
+        seen.append((sender, kwargs))
+
+    # sent from a thread of their own: this test's thread may not reach the database (close_old_connections would)
+    in_a_new_thread(lambda: started.send(sender=WSGIHandler, environ={}))
+    assert WSGIHandler in started.sender_receivers_cache  # the cache holds this sender's receivers now
+    started.connect(receiver)
+    try:
+        in_a_new_thread(lambda: started.send(sender=WSGIHandler, environ={"a": 1}))
+        # sender=None: HttpResponse.close() of a response no handler served
+        in_a_new_thread(lambda: started.send(sender=None, environ={"b": 2}))
+        assert seen == [
+            (WSGIHandler, {"signal": started, "environ": {"a": 1}}),
+            (None, {"signal": started, "environ": {"b": 2}}),
+        ]
+    finally:
+        started.disconnect(receiver)
+    in_a_new_thread(lambda: started.send(sender=WSGIHandler, environ={}))
+    assert len(seen) == 2  # disconnected: no longer called
+
+    only_one: list[Any] = []
+
+    def for_one_sender(sender: Any, **kwargs: Any) -> None:
+        only_one.append(sender)
+
+    signals.request_finished.connect(for_one_sender, sender=WSGIHandler)
+    try:
+        in_a_new_thread(lambda: signals.request_finished.send(sender=WSGIHandler))
+        in_a_new_thread(lambda: signals.request_finished.send(sender=None))
+    finally:
+        signals.request_finished.disconnect(for_one_sender, sender=WSGIHandler)
+    assert only_one == [WSGIHandler]
+
+
+def test_a_weakly_connected_receiver_that_is_gone_is_no_longer_called():
+    import gc
+
+    from django.core import signals
+    from django.core.handlers.wsgi import WSGIHandler
+
+    calls: list[int] = []
+
+    class Owner:
+        def receive(self, **kwargs: Any) -> None:
+            calls.append(1)
+
+    owner = Owner()
+    signals.request_finished.connect(owner.receive)
+    in_a_new_thread(lambda: signals.request_finished.send(sender=WSGIHandler))
+    del owner
+    gc.collect()
+    in_a_new_thread(lambda: signals.request_finished.send(sender=WSGIHandler))
+    assert calls == [1]
+
+
+def test_every_receivers_effect_still_happens_on_the_request_signals(monkeypatch):
+    """Django's own receivers: the queries reset, the urlconf reset, the caches closed, old connections closed."""
+    from django.core import signals
+    from django.core.cache import caches
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.urls import get_urlconf, set_urlconf
+
+    def run() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        conn = connections["default"]
+        conn.queries_log.append({"sql": "x", "time": "0"})
+        checked: list[str] = []
+        conn.close_if_unusable_or_obsolete = lambda: checked.append("started")  # type: ignore[method-assign]
+        signals.request_started.send(sender=WSGIHandler, environ={})
+        out["queries"], out["checked"] = len(conn.queries_log), list(checked)
+        closed: list[int] = []
+        cache = caches["default"]
+        monkeypatch.setattr(cache, "close", lambda **kwargs: closed.append(1))
+        set_urlconf("config.urls")
+        conn.close_if_unusable_or_obsolete = lambda: checked.append("finished")  # type: ignore[method-assign]
+        signals.request_finished.send(sender=WSGIHandler)
+        out["urlconf"], out["closed"], out["checked_after"] = get_urlconf(), closed, checked
+        return out
+
+    out = in_a_new_thread(run)
+    assert out == {
+        "queries": 0,
+        "checked": ["started"],
+        "urlconf": None,
+        "closed": [1],
+        "checked_after": ["started", "finished"],
+    }
+
+
+def test_djangos_signal_still_caches_per_sender_as_the_patch_relies_on():
+    """Fails when Django's ``Signal`` no longer reads ``use_caching``/``sender_receivers_cache`` or no longer clears
+    the cache on ``connect``/``disconnect`` (the patch is then left alone or would keep stale receivers)."""
+    from django.dispatch import Signal
+
+    names = Signal._live_receivers.__code__.co_names
+    assert "use_caching" in names and "sender_receivers_cache" in names
+    signal = Signal(use_caching=True)
+    signal.sender_receivers_cache = {}
+
+    def receiver(**kwargs: Any) -> None:
+        pass
+
+    signal.connect(receiver)
+    signal.send(sender=int)
+    assert signal.sender_receivers_cache  # populated by send
+    signal.connect(lambda **kwargs: None, weak=False)
+    assert not signal.sender_receivers_cache  # cleared by connect
+    signal.send(sender=int)
+    assert signal.sender_receivers_cache
+    signal.disconnect(receiver)
+    assert not signal.sender_receivers_cache  # cleared by disconnect
