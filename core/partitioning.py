@@ -408,7 +408,8 @@ def sequence_advance(conn: BaseDatabaseWrapper, table: str, month: int) -> None:
 
 
 def partitions_missing(conn: BaseDatabaseWrapper, *, months: int = 2) -> list[str]:
-    """The partitions of this month and the next ``months - 1`` that do not exist (for ``/health``)."""
+    """The partitions of this month and the next ``months - 1`` that do not exist, and the declared month keys
+    that an attached partition lacks (by constraint name: a month made around ``ensure``), for ``/health``."""
     if not _rows(conn, "SELECT to_regprocedure('platform_month_index(timestamptz)')")[0][0]:
         return []
     month = _current_month(conn)
@@ -418,6 +419,8 @@ def partitions_missing(conn: BaseDatabaseWrapper, *, months: int = 2) -> list[st
         missing += [
             partition_name(table, m) for m in range(month, month + months) if partition_name(table, m) not in existing
         ]
+        if keys := declared_month_keys(table):
+            missing += [constraint for _partition, constraint in month_keys_missing(conn, table, keys)]
     return missing
 
 

@@ -272,3 +272,11 @@ def test_the_migration_refuses_a_database_with_an_entry_in_another_month_than_it
         with transaction.atomic():
             _migrate("forwards")
     assert _keys_to_transactions() == {ENTRIES: (TXNS, True, True)}  # nothing changed: the table's key stays
+
+
+def test_health_reports_a_month_of_entries_without_its_key(client):
+    assert client.get("/health").json()["checks"]["partitions"] == {"ok": True, "missing": []}
+    partition = partition_name(ENTRIES, _this_month() + 1)
+    constraint = declared_month_keys(ENTRIES)[0].name(partition)
+    _rows(f'ALTER TABLE {partition} DROP CONSTRAINT "{constraint}"')
+    assert client.get("/health").json()["checks"]["partitions"] == {"ok": False, "missing": [constraint]}
