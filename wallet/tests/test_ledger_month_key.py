@@ -14,12 +14,12 @@ what the key guards.
 
 from __future__ import annotations
 
-import importlib
 from datetime import UTC, date, datetime
 
 import pytest
 import time_machine
 from django.db import IntegrityError, connection, transaction
+from django.db.migrations.executor import MigrationExecutor
 
 from core import clock, partitioning
 from core.audit import Actor
@@ -37,7 +37,7 @@ pytestmark = pytest.mark.django_db
 JUNE_2020 = month_index(date(2020, 6, 1))
 JULY_2020 = JUNE_2020 + 1
 ENTRIES, TXNS = "wallet_entry", "wallet_ledgertransaction"
-MIGRATION = importlib.import_module("wallet.migrations.0017_entry_key_per_month")
+BEFORE, AFTER = ("wallet", "0016_balanced_check_reads_its_own_row"), ("wallet", "0017_entry_key_per_month")
 RED = {"bets": [{"type": "red", "amount": 1_000}]}
 
 #: the id default with the database's clock read from the transaction-local setting ``tests.db_now`` when it is set:
@@ -236,9 +236,10 @@ def _a_few_months_with_rows() -> None:
     _immediate()
 
 
-def _migrate(direction: str) -> None:
-    with connection.schema_editor() as editor:
-        getattr(MIGRATION, direction)(None, editor)
+def _migrate(target: tuple[str, str]) -> None:
+    """wallet 0017 unapplied (``BEFORE``) or applied (``AFTER``) by Django's executor, in the test's transaction."""
+    executor = MigrationExecutor(connection)
+    executor.migrate([target])
 
 
 def test_the_migration_moves_a_database_with_months_from_the_tables_key_to_the_months_and_back():
@@ -248,29 +249,29 @@ def test_the_migration_moves_a_database_with_months_from_the_tables_key_to_the_m
     _a_few_months_with_rows()
     months = _attached(ENTRIES)
     assert len(months) >= 7  # the legacy partition, June and July 2020, this month and three ahead
-    _migrate("backwards")
+    _migrate(BEFORE)
     assert _keys_to_transactions() == {ENTRIES: (TXNS, True, True)}
     with pytest.raises(IntegrityError, match=f'not present in table "{TXNS}"'):  # the table's key refuses an orphan
         with transaction.atomic():
             _legs((JUNE_2020 << MONTH_BITS) | 999, JUNE_2020)
             _immediate()
-    _migrate("forwards")
+    _migrate(AFTER)
     keys = _keys_to_transactions()
     assert ENTRIES not in keys and set(keys) == set(months)
     assert keys[partition_name(ENTRIES, JULY_2020)] == (partition_name(TXNS, JULY_2020), True, True)
-    assert partitioning.month_keys_missing(connection, ENTRIES, MIGRATION.KEYS) == []
+    assert partitioning.month_keys_missing(connection, ENTRIES, declared_month_keys(ENTRIES)) == []
 
 
 def test_the_migration_refuses_a_database_with_an_entry_in_another_month_than_its_transaction():
     _a_few_months_with_rows()
-    _migrate("backwards")
+    _migrate(BEFORE)
     june = _txn(JUNE_2020, "tests:june-again")
     _legs(june, JUNE_2020)
     _legs(june, JULY_2020)  # accepted by the table's key: its transaction exists, in another month
     _immediate()
     with pytest.raises(IntegrityError, match=partition_name(ENTRIES, JULY_2020)):
         with transaction.atomic():
-            _migrate("forwards")
+            _migrate(AFTER)
     assert _keys_to_transactions() == {ENTRIES: (TXNS, True, True)}  # nothing changed: the table's key stays
 
 
