@@ -321,11 +321,13 @@ def ensure(conn: BaseDatabaseWrapper, table: str, first: int, ahead: int) -> lis
     return made
 
 
-def month_key_sql(partition: str, key: MonthKey, referenced: str) -> str:
-    """The statement that adds ``key`` to ``partition``, referencing the partition ``referenced``."""
+def month_key_sql(partition: str, key: MonthKey, referenced: str, *, valid: bool = True) -> str:
+    """The statement that adds ``key`` to ``partition``, referencing the partition ``referenced``; not ``valid``:
+    checked for new rows only until ``VALIDATE CONSTRAINT`` (:func:`month_keys_unvalidated`)."""
     return (
         f'ALTER TABLE {partition} ADD CONSTRAINT "{key.name(partition)}" FOREIGN KEY ({", ".join(key.columns)}) '
         f"REFERENCES {referenced} ({', '.join(key.referenced_columns)}) DEFERRABLE INITIALLY DEFERRED"
+        + ("" if valid else " NOT VALID")
     )
 
 
@@ -360,9 +362,12 @@ def month_keys_missing(conn: BaseDatabaseWrapper, table: str, keys: tuple[MonthK
     ]
 
 
-def month_keys_add(conn: BaseDatabaseWrapper, table: str, keys: tuple[MonthKey, ...]) -> list[str]:
-    """``keys`` added to each attached partition of ``table`` that lacks them (validated: each reads its month
-    once), the referenced month made where missing; the constraints added. For the migration that declares them."""
+def month_keys_add(
+    conn: BaseDatabaseWrapper, table: str, keys: tuple[MonthKey, ...], *, valid: bool = True
+) -> list[str]:
+    """``keys`` added to each attached partition of ``table`` that lacks them (``valid``: each reads its month
+    once under a lock that holds writes off; not: at once, the rows checked later), the referenced month made where
+    missing; the constraints added. For the migration that declares them."""
     added = []
     for partition, constraint in month_keys_missing(conn, table, keys):
         for key in keys:
@@ -372,9 +377,27 @@ def month_keys_add(conn: BaseDatabaseWrapper, table: str, keys: tuple[MonthKey, 
             index = partition_month(table, partition)
             if index is not None:
                 ensure(conn, key.references, index, 0)
-            _exec(conn, month_key_sql(partition, key, str(referenced)))
+            _exec(conn, month_key_sql(partition, key, str(referenced), valid=valid))
             added.append(constraint)
     return added
+
+
+def month_keys_unvalidated(conn: BaseDatabaseWrapper, table: str, keys: tuple[MonthKey, ...]) -> list[tuple[str, str]]:
+    """``(partition, constraint name)`` of each key of ``keys`` on an attached partition of ``table`` added
+    ``NOT VALID`` and not validated yet."""
+    names = {(partition, key.name(partition)) for partition, _estimate in partitions(conn, table) for key in keys}
+    return [
+        (r[0], r[1])
+        for r in _rows(
+            conn,
+            """
+            SELECT c.conrelid::regclass::text, c.conname
+            FROM pg_constraint c JOIN pg_inherits i ON i.inhrelid = c.conrelid
+            WHERE i.inhparent = %s::regclass AND c.contype = 'f' AND NOT c.convalidated ORDER BY 1, 2""",
+            [table],
+        )
+        if (r[0], r[1]) in names
+    ]
 
 
 def month_keys_drop(conn: BaseDatabaseWrapper, table: str, keys: tuple[MonthKey, ...]) -> None:

@@ -270,9 +270,12 @@ def test_the_migration_refuses_a_database_with_an_entry_in_another_month_than_it
     _legs(june, JULY_2020)  # accepted by the table's key: its transaction exists, in another month
     _immediate()
     with pytest.raises(IntegrityError, match=partition_name(ENTRIES, JULY_2020)):
-        with transaction.atomic():
-            _migrate(AFTER)
-    assert _keys_to_transactions() == {ENTRIES: (TXNS, True, True)}  # nothing changed: the table's key stays
+        _migrate(AFTER)
+    assert _keys_to_transactions()[ENTRIES] == (TXNS, True, True)  # the table's key stays
+    # the months' keys are there (new rows checked), validated in order up to July's, which is not valid
+    assert set(_keys_to_transactions()) == {ENTRIES, *_attached(ENTRIES)}
+    unvalidated = {p for p, _ in partitioning.month_keys_unvalidated(connection, ENTRIES, declared_month_keys(ENTRIES))}
+    assert partition_name(ENTRIES, JULY_2020) in unvalidated and partition_name(ENTRIES, JUNE_2020) not in unvalidated
 
 
 def test_health_reports_a_month_of_entries_without_its_key(client):
