@@ -177,12 +177,14 @@ def references(table: str) -> list[tuple[str, str]]:
 
 def archive_order(tables: tuple[PartitionedTable, ...]) -> list[PartitionedTable]:
     """``tables`` in the order the job archives them: a table whose rows the rows of another declared table point at
-    after that table (a month of the ledger's entries before the same month of their transactions: the entries of a
-    transaction are written in its database transaction, so in its month, and a transactions month whose entries are
-    live is ``referenced``); otherwise in the declarations' order."""
+    after that table (from the models' foreign keys and the declared month keys: a month of the ledger's entries
+    before the same month of their transactions; the entries of a transaction are written in its database
+    transaction, so in its month, and a transactions month whose entries are live is ``referenced``); otherwise in
+    the declarations' order."""
     names = {t.table for t in tables}
     referencing = {
         t.table: {other for other, _column in references(t.table) if other in names and other != t.table}
+        | {other.table for other in tables for key in other.month_keys if key.references == t.table}
         for t in tables
     }
     ordered: list[PartitionedTable] = []

@@ -4,9 +4,11 @@ An app with a partitioned table has a ``partitions.py`` module whose ``TABLES`` 
 :class:`PartitionedTable` per table: the table, the uniquenesses that do not include the partition key (its
 :class:`Claim` tables), how long its months stay live (the legal period and its basis), whether a check sums its
 rows against a running total kept elsewhere (then the app registers the carry-forward hook
-``core.archiving.carry_forward(<model>)`` in its ``AppConfig.ready``), and whether its months also follow the audit
-trail's configured periods. Core never names an app's table: the conversion (``core.partitioning.convert``, called
-by the app's migration), the claims' upkeep, the retention periods checked when the settings load
+``core.archiving.carry_forward(<model>)`` in its ``AppConfig.ready``), whether its months also follow the audit
+trail's configured periods, and the foreign keys it declares per month (:class:`MonthKey`: each month of the table
+references the same month of another partitioned table). Core never names an app's table: the conversion
+(``core.partitioning.convert``, called by the app's migration), the claims' upkeep, the months made ahead with their
+keys (``core.partitioning.ensure``), the retention periods checked when the settings load
 (``core.retention_rules.partition_retention``) and the archiving job (``core.archiving``) all read
 :func:`declared_tables`.
 
@@ -55,6 +57,29 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class MonthKey:
+    """A foreign key declared per month: each month partition of the declaring table (``<table>_pYYYYMM``) references
+    the same month's partition of ``references`` (``<references>_pYYYYMM``), and its legacy partition the other's
+    legacy partition, ``columns`` -> ``referenced_columns``, ``DEFERRABLE INITIALLY DEFERRED`` (a model's foreign
+    key's timing). Both tables are partitioned by month ids, and a row is written in the same database transaction
+    as the row it references (so with an id of the same month): a check of the key reads one month of the referenced
+    table, where a key to the partitioned table itself locks every month of it under a generic plan
+    (docs/scaling.md "Monthly partitions"). The key refuses a row whose referenced row is in another month.
+    ``core.partitioning.ensure`` makes a month's key with the month (the referenced month first); the model's field
+    keeps its ``ForeignKey`` with ``db_constraint=False``; the archiving job archives the declaring table's month
+    before the referenced one, which ``partition_archive`` refuses to detach while a month referencing it is
+    attached."""
+
+    columns: tuple[str, ...]
+    references: str
+    referenced_columns: tuple[str, ...] = ("id",)
+
+    def name(self, partition: str) -> str:
+        """The constraint's name on ``partition`` (a partition of the declaring table)."""
+        return f"{partition}_{'_'.join(self.columns)}_fk"[:63]
+
+
+@dataclass(frozen=True)
 class PartitionedTable:
     """One table partitioned by month ids (``core.partitioning``: the partition key is ``id``).
 
@@ -65,7 +90,8 @@ class PartitionedTable:
     the limits' day and month totals): archiving a month would change those sums, so the owning app registers a
     carry-forward hook that records the month's totals (``core.archiving``); while it is not registered the table
     keeps its months. ``audit_trail``: the table holds audit events, so its months also stay at least as long as the
-    configured audit periods (``AUDIT_RETENTION_YEARS``, ``AUDIT_RETENTION_AML_YEARS``)."""
+    configured audit periods (``AUDIT_RETENTION_YEARS``, ``AUDIT_RETENTION_AML_YEARS``). ``month_keys``: its
+    foreign keys declared per month (:class:`MonthKey`), none on the partitioned table itself."""
 
     table: str
     legal_months: int
@@ -73,11 +99,15 @@ class PartitionedTable:
     claims: tuple[Claim, ...] = field(default=())
     summed_by: str = ""
     audit_trail: bool = False
+    month_keys: tuple[MonthKey, ...] = field(default=())
 
     def __post_init__(self) -> None:
         for claim in self.claims:
             if claim.table != self.table:
                 raise ValueError(f"{self.table}: the claim {claim.name} is of {claim.table}")
+        for key in self.month_keys:
+            if key.references == self.table or len(key.columns) != len(key.referenced_columns):
+                raise ValueError(f"{self.table}: the month key {key} references itself or has unequal columns")
 
 
 def _app_modules(app_names: Iterable[str]) -> list[str]:
@@ -127,3 +157,8 @@ def declared_table(table: str) -> PartitionedTable:
 def declared_claims(table: str | None = None) -> tuple[Claim, ...]:
     """The claims of ``table``, or of every declared table."""
     return tuple(c for t in declared_tables() for c in t.claims if table is None or c.table == table)
+
+
+def declared_month_keys(table: str) -> tuple[MonthKey, ...]:
+    """The foreign keys ``table`` declares per month (none for a table no app declares)."""
+    return tuple(k for t in declared_tables() if t.table == table for k in t.month_keys)

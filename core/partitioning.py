@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from django.db import IntegrityError
 from django.db.backends.base.base import BaseDatabaseWrapper
 
-from core.partition_tables import Claim, declared_claims
+from core.partition_tables import Claim, MonthKey, declared_claims, declared_month_keys
 
 EPOCH_YEAR = 2020
 MONTH_BITS = 40
@@ -292,7 +293,9 @@ def convert(conn: BaseDatabaseWrapper, table: str, claims: tuple[Claim, ...] | N
 
 
 def ensure(conn: BaseDatabaseWrapper, table: str, first: int, ahead: int) -> list[str]:
-    """The month partitions ``first`` .. ``first + ahead`` of ``table``, made where missing; their names."""
+    """The month partitions ``first`` .. ``first + ahead`` of ``table``, made where missing; their names. A month
+    made of a table that declares month keys (``core.partition_tables.MonthKey``) gets them: the referenced table's
+    same month first (made where missing, among the names returned), then the key, on the empty new month."""
     made = []
     existing = {
         r[0]
@@ -303,14 +306,105 @@ def ensure(conn: BaseDatabaseWrapper, table: str, first: int, ahead: int) -> lis
             [table],
         )
     }
+    keys = declared_month_keys(table)
     for index in range(first, first + ahead + 1):
         name = partition_name(table, index)
         if name in existing:
             continue
+        for key in keys:
+            made += ensure(conn, key.references, index, 0)
         low, high = month_range(index)
         _exec(conn, f"CREATE TABLE IF NOT EXISTS {name} PARTITION OF {table} FOR VALUES FROM ({low}) TO ({high})")
+        for key in keys:
+            _exec(conn, month_key_sql(name, key, partition_name(key.references, index)))
         made.append(name)
     return made
+
+
+def month_key_sql(partition: str, key: MonthKey, referenced: str, *, valid: bool = True) -> str:
+    """The statement that adds ``key`` to ``partition``, referencing the partition ``referenced``; not ``valid``:
+    checked for new rows only until ``VALIDATE CONSTRAINT`` (:func:`month_keys_unvalidated`)."""
+    return (
+        f'ALTER TABLE {partition} ADD CONSTRAINT "{key.name(partition)}" FOREIGN KEY ({", ".join(key.columns)}) '
+        f"REFERENCES {referenced} ({', '.join(key.referenced_columns)}) DEFERRABLE INITIALLY DEFERRED"
+        + ("" if valid else " NOT VALID")
+    )
+
+
+def month_key_partner(table: str, partition: str, key: MonthKey) -> str | None:
+    """The partition of ``key.references`` that ``table``'s partition ``partition`` references: the same month's,
+    or the legacy partition's for the legacy partition; None for another name."""
+    if partition == f"{table}_{LEGACY}":
+        return f"{key.references}_{LEGACY}"
+    index = partition_month(table, partition)
+    return None if index is None else partition_name(key.references, index)
+
+
+def month_keys_missing(conn: BaseDatabaseWrapper, table: str, keys: tuple[MonthKey, ...]) -> list[tuple[str, str]]:
+    """``(partition, constraint name)`` of each attached partition of ``table`` (its months and its legacy
+    partition) without its key of ``keys``."""
+    present = {
+        (r[0], r[1])
+        for r in _rows(
+            conn,
+            """
+            SELECT c.conrelid::regclass::text, c.conname
+            FROM pg_constraint c JOIN pg_inherits i ON i.inhrelid = c.conrelid
+            WHERE i.inhparent = %s::regclass AND c.contype = 'f'""",
+            [table],
+        )
+    }
+    return [
+        (partition, key.name(partition))
+        for partition, _estimate in partitions(conn, table)
+        for key in keys
+        if month_key_partner(table, partition, key) and (partition, key.name(partition)) not in present
+    ]
+
+
+def month_keys_add(
+    conn: BaseDatabaseWrapper, table: str, keys: tuple[MonthKey, ...], *, valid: bool = True
+) -> list[str]:
+    """``keys`` added to each attached partition of ``table`` that lacks them (``valid``: each reads its month
+    once under a lock that holds writes off; not: at once, the rows checked later), the referenced month made where
+    missing; the constraints added. For the migration that declares them."""
+    added = []
+    for partition, constraint in month_keys_missing(conn, table, keys):
+        for key in keys:
+            if key.name(partition) != constraint:
+                continue
+            referenced = month_key_partner(table, partition, key)
+            index = partition_month(table, partition)
+            if index is not None:
+                ensure(conn, key.references, index, 0)
+            _exec(conn, month_key_sql(partition, key, str(referenced), valid=valid))
+            added.append(constraint)
+    return added
+
+
+def month_keys_unvalidated(conn: BaseDatabaseWrapper, table: str, keys: tuple[MonthKey, ...]) -> list[tuple[str, str]]:
+    """``(partition, constraint name)`` of each key of ``keys`` on an attached partition of ``table`` added
+    ``NOT VALID`` and not validated yet."""
+    names = {(partition, key.name(partition)) for partition, _estimate in partitions(conn, table) for key in keys}
+    return [
+        (r[0], r[1])
+        for r in _rows(
+            conn,
+            """
+            SELECT c.conrelid::regclass::text, c.conname
+            FROM pg_constraint c JOIN pg_inherits i ON i.inhrelid = c.conrelid
+            WHERE i.inhparent = %s::regclass AND c.contype = 'f' AND NOT c.convalidated ORDER BY 1, 2""",
+            [table],
+        )
+        if (r[0], r[1]) in names
+    ]
+
+
+def month_keys_drop(conn: BaseDatabaseWrapper, table: str, keys: tuple[MonthKey, ...]) -> None:
+    """``keys`` dropped from every attached partition of ``table`` (the reverse of :func:`month_keys_add`)."""
+    for partition, _estimate in partitions(conn, table):
+        for key in keys:
+            _exec(conn, f'ALTER TABLE {partition} DROP CONSTRAINT IF EXISTS "{key.name(partition)}"')
 
 
 def partitions_ensure(conn: BaseDatabaseWrapper, *, ahead: int = MONTHS_AHEAD) -> list[str]:
@@ -337,7 +431,8 @@ def sequence_advance(conn: BaseDatabaseWrapper, table: str, month: int) -> None:
 
 
 def partitions_missing(conn: BaseDatabaseWrapper, *, months: int = 2) -> list[str]:
-    """The partitions of this month and the next ``months - 1`` that do not exist (for ``/health``)."""
+    """The partitions of this month and the next ``months - 1`` that do not exist, and the declared month keys
+    that an attached partition lacks (by constraint name: a month made around ``ensure``), for ``/health``."""
     if not _rows(conn, "SELECT to_regprocedure('platform_month_index(timestamptz)')")[0][0]:
         return []
     month = _current_month(conn)
@@ -347,6 +442,8 @@ def partitions_missing(conn: BaseDatabaseWrapper, *, months: int = 2) -> list[st
         missing += [
             partition_name(table, m) for m in range(month, month + months) if partition_name(table, m) not in existing
         ]
+        if keys := declared_month_keys(table):
+            missing += [constraint for _partition, constraint in month_keys_missing(conn, table, keys)]
     return missing
 
 
@@ -367,10 +464,13 @@ def partitions(conn: BaseDatabaseWrapper, table: str) -> list[tuple[str, int]]:
 def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str, schema: str = ARCHIVE_SCHEMA) -> str:
     """Retention without deleting a row: detach ``partition`` from ``table`` and move it to ``schema`` (dump it
     from there with ``pg_dump -n archive``). PostgreSQL refuses to detach a partition whose rows are still
-    referenced by a foreign key (a deposit pointing at a ledger transaction): those stay until the referencing
-    rows are archived too. The archived table keeps its indexes and its foreign keys, except those pointing at a
-    partitioned table (dropped, so that table's month can be archived in its turn). Returns the archived table's
-    qualified name."""
+    referenced by a foreign key to ``table`` (a deposit pointing at a ledger transaction): those stay until the
+    referencing rows are archived too. A key declared per month (``core.partition_tables.MonthKey``) references the
+    partition itself, which PostgreSQL would let go (the key would point into the archive): a partition that an
+    attached partition references is refused here (``IntegrityError``, nothing changed), so the referencing month
+    is archived first. The archived table keeps its indexes and its foreign keys, except those pointing at a
+    partitioned table or at a partition of one (dropped, so that table's month can be archived in its turn).
+    Returns the archived table's qualified name."""
     if partition not in {name for name, _ in partitions(conn, table)}:
         raise ValueError(f"{partition} is not a partition of {table}")
     bounds = _rows(conn, "SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE oid = %s::regclass", [partition])[
@@ -380,6 +480,18 @@ def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str, sch
     if match is None:
         raise ValueError(f"{partition}: not a range of ids ({bounds})")
     low, high = (-(2**63) if match[1] == "MINVALUE" else int(match[1])), int(match[2])
+    referencing = _rows(
+        conn,
+        """
+        SELECT c.conrelid::regclass::text, c.conname FROM pg_constraint c JOIN pg_class r ON r.oid = c.conrelid
+        WHERE c.confrelid = %s::regclass AND c.contype = 'f' AND r.relispartition ORDER BY 1, 2""",
+        [partition],
+    )
+    if referencing:
+        raise IntegrityError(
+            f"{partition} is referenced by the attached partition {referencing[0][0]} (its foreign key "
+            f"{referencing[0][1]}): that month is archived first"
+        )
     _exec(conn, f"CREATE SCHEMA IF NOT EXISTS {schema}")
     for claim in declared_claims(table):
         # the claims are an index of the live rows, not a record: they leave with the archived month. Deleted before
@@ -388,14 +500,15 @@ def partition_archive(conn: BaseDatabaseWrapper, table: str, partition: str, sch
         _exec(conn, f"DELETE FROM {claim.claim_table} WHERE row_id >= %s AND row_id < %s", [low, high])
     _exec(conn, f"ALTER TABLE {table} DETACH PARTITION {partition}")
     _exec(conn, f"ALTER TABLE {partition} SET SCHEMA {schema}")
-    # the archived rows keep their foreign keys, except those to another partitioned table: that table's month would
-    # stay referenced by the archive forever (archived entries pointing at their transactions' month); the
-    # references were enforced while both were live, and archived rows never change
+    # the archived rows keep their foreign keys, except those to another partitioned table or to a partition of one
+    # (a month key): that table's month would stay referenced by the archive forever (archived entries pointing at
+    # their transactions' month); the references were enforced while both were live, and archived rows never change
     for (name,) in _rows(
         conn,
         """
             SELECT c.conname FROM pg_constraint c JOIN pg_class r ON r.oid = c.confrelid
-            WHERE c.conrelid = %s::regclass AND c.contype = 'f' AND c.conparentid = 0 AND r.relkind = 'p'""",
+            WHERE c.conrelid = %s::regclass AND c.contype = 'f' AND c.conparentid = 0
+              AND (r.relkind = 'p' OR r.relispartition)""",
         [f"{schema}.{partition}"],
     ):
         _exec(conn, f'ALTER TABLE {schema}.{partition} DROP CONSTRAINT "{name}"')

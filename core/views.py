@@ -90,7 +90,8 @@ def _check_jobs() -> tuple[dict[str, Any], dict[str, Any]]:
 
 def _check_partitions() -> dict[str, Any]:
     """This month's and next month's partition of every monthly-partitioned table exist (core/partitioning.py:
-    there is no default partition, so a month without one refuses its inserts; the hourly job makes them ahead)."""
+    there is no default partition, so a month without one refuses its inserts; the hourly job makes them ahead),
+    and every attached month has the foreign keys its table declares per month (``MonthKey``), by name."""
     try:
         missing = partitioning.partitions_missing(connection, months=2)
     except Exception as exc:  # noqa: BLE001 - reported, not raised

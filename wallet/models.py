@@ -177,7 +177,11 @@ class LedgerTransaction(models.Model):
 class Entry(models.Model):
     """One leg of a transaction; append-only (a trigger refuses UPDATE and DELETE)."""
 
-    transaction = models.ForeignKey(LedgerTransaction, on_delete=models.PROTECT, related_name="entries")
+    # the database's key is declared per month (wallet/partitions.py: each month of entries references the same
+    # month of transactions, a check that reads one month; migration 0017), not on the partitioned tables
+    transaction = models.ForeignKey(
+        LedgerTransaction, on_delete=models.PROTECT, related_name="entries", db_constraint=False
+    )
     # no index of its own: the index (account, created_at) leads with it (one index fewer to write per entry)
     account = models.ForeignKey(LedgerAccount, on_delete=models.PROTECT, related_name="entries", db_index=False)
     amount = models.BigIntegerField()
