@@ -17,6 +17,14 @@ backend's CPU (utime + stime of the connection's backend from ``/proc/<pid>/stat
 connection only), the statements (what ``CaptureQueriesContext`` counts, ``config/sqlcount.py``) and the wall time.
 ``--profile`` adds a cProfile (CPU clock) of the same rounds, by function.
 
+The per-process snapshots a round reads, the jackpots' configuration (``JACKPOTS_CONFIG_TTL_SECONDS``, 1 s) and the
+published terms (``ACCOUNTS_TERMS_SNAPSHOT_SECONDS``, 60 s), are kept for the whole run (3600 s, ``SNAPSHOTS``; the
+environment may set others): a server process rereads them once per TTL for all the rounds it plays meanwhile, this
+run plays one or two rounds a second, so with the settings' TTLs a third or more of its rounds would pay a reread (the
+jackpots' ~4 million instructions, an ORM query). The run prints the TTLs it ran with and the ORM queries its
+counted rounds ran (none: a settled round runs registered hot statements only). The statements per round count the
+counted rounds' own, not the report's.
+
 Under ``valgrind --tool=callgrind --instr-atstart=no`` with ``BENCH_CALLGRIND=1`` the run switches the
 instrumentation on for the counted rounds only (``callgrind_control``): the instruction count (Ir) of those rounds
 does not depend on the other processes on the machine. ``--warmup`` rounds are played (and not counted) first so
@@ -55,6 +63,12 @@ def _state() -> Path:
 # valgrind --tool=callgrind --zero-before=pg_backend_pid --dump-before=pg_current_wal_lsn; docs/bench.md)
 BACKEND_ZERO, BACKEND_DUMP = "pg_backend_pid", "pg_current_wal_lsn"
 ROULETTE = {"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}}]}
+# The per-process snapshots a round reads (jackpots/levels.py, accounts/terms.py), kept for the whole run: a server
+# process rereads them once per TTL of wall time (1 s, 60 s) for all the rounds it plays in that time (at 100 rounds/s
+# the jackpots' ~4 million instructions and a statement are <1 % of a round), where this run plays ~1.5 rounds/s (3
+# players, the 2-second rule) and under valgrind ~1 round/s: with the settings' TTLs a third to all of its rounds would
+# reread them, depending on the machine's load. Set either in the environment to measure another TTL.
+SNAPSHOTS = {"JACKPOTS_CONFIG_TTL_SECONDS": "3600", "ACCOUNTS_TERMS_SNAPSHOT_SECONDS": "3600"}
 KOBUSHI = {"lines": 30, "coins": 1, "coin_value": {"amount": 10, "currency": "CZK"}}
 
 
@@ -64,12 +78,8 @@ def _django() -> None:
     os.environ.setdefault("DJANGO_ENV", "development")
     os.environ.setdefault("DEBUG", "0")
     os.environ.setdefault("CONN_MAX_AGE", "86400")  # one backend for the whole run
-    if os.environ.get("BENCH_CALLGRIND"):
-        # the jackpots' per-process snapshot is read again after JACKPOTS_CONFIG_TTL_SECONDS (1 s) of wall time: under
-        # valgrind a round lasts about that long, so how many counted rounds reread it (a statement and ~4 million
-        # instructions each) would depend on the machine's load; a server process rereads it once a second for
-        # all its rounds
-        os.environ.setdefault("JACKPOTS_CONFIG_TTL_SECONDS", "3600")
+    for name, seconds in SNAPSHOTS.items():
+        os.environ.setdefault(name, seconds)
     import django
 
     django.setup()
@@ -154,6 +164,37 @@ def _wal_report(connection: Any, wal0: int, rounds: int) -> str:
                     f" {int(wbytes) / n:10,.0f}  {query}"
                 )
     return "\n".join(out)
+
+
+class _OrmQueries:
+    """Counts the ORM queries run (compiled and executed by Django's SQL compilers) between ``start`` and ``stop``, by
+    compiler class: a settled round runs only registered hot statements (core/sql.py), so it should compile none."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, int] = {}
+        self._saved: list[tuple[Any, Any]] = []
+
+    def start(self) -> _OrmQueries:
+        from django.db.models.sql.compiler import SQLCompiler, SQLInsertCompiler  # after _django(): settings needed
+
+        for cls in (SQLCompiler, SQLInsertCompiler):
+            original = cls.__dict__["execute_sql"]
+            self._saved.append((cls, original))
+            cls.execute_sql = self._counted(original)  # type: ignore[method-assign]  # restored by stop()
+        return self
+
+    def _counted(self, original: Any) -> Any:
+        def execute_sql(compiler: Any, *args: Any, **kwargs: Any) -> Any:
+            name = type(compiler).__name__
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return original(compiler, *args, **kwargs)
+
+        return execute_sql
+
+    def stop(self) -> None:
+        for cls, original in self._saved:
+            cls.execute_sql = original
+        self._saved.clear()
 
 
 def _environ(path: str, body: bytes, token: str) -> dict[str, Any]:
@@ -260,6 +301,7 @@ def run(
         with connection.cursor() as cur:
             cur.execute("SELECT pg_backend_pid()")
             backend = cur.fetchone()[0]
+        orm = _OrmQueries().start()
         profiler = None
         if profile:
             import cProfile
@@ -277,8 +319,10 @@ def run(
             statuses[status] = statuses.get(status, 0) + 1
         cpu, wall, db = time.process_time() - cpu0, time.perf_counter() - wall0, _backend_cpu(backend) - db0
         _callgrind("off")
+        statements = counter.count
         if profiler is not None:
             profiler.disable()
+        orm.stop()
         wal = _wal_report(connection, wal0, rounds)
         if show_sql:
             from django.test.utils import CaptureQueriesContext
@@ -293,7 +337,12 @@ def run(
     print(f"{rounds} rounds {statuses} (mix {mix}, seed {seed}, warm-up {warmup})")
     print(
         f"per round: web CPU {cpu * 1000 / n:.2f} ms, PostgreSQL backend CPU {db * 1000 / n:.2f} ms, "
-        f"statements {counter.count / n:.2f}, wall {wall * 1000 / n:.2f} ms"
+        f"statements {statements / n:.2f}, wall {wall * 1000 / n:.2f} ms"
+    )
+    print(
+        "snapshots kept for the run: "
+        + ", ".join(f"{name} {os.environ[name]} s" for name in SNAPSHOTS)
+        + f"; ORM queries in the counted rounds: {sum(orm.calls.values())} {orm.calls or ''}".rstrip()
     )
     print(wal)
     if profiler is not None:
