@@ -1,4 +1,4 @@
-"""Eight per-call costs of the libraries under every request, removed once per process (``install()``, called by
+"""Nine per-call costs of the libraries under every request, removed once per process (``install()``, called by
 ``core.apps.CoreConfig.ready()``, so the web, Celery, management commands and the tests all run with them).
 
 Each is a documented patch of a library (the house rule for monkeypatching: why, what exactly, a test that the
@@ -72,6 +72,14 @@ exception object on every call of a thread that runs no event loop (every thread
    ``WeakKeyDictionary`` cannot take ``sender=None``, which ``HttpResponse.close()`` sends for a response no handler
    served). Django's ``connect``/``disconnect`` clear the cache, so a receiver connected at run time by any app runs
    from the next send on, and every receiver still runs with the same arguments, in the same order.
+9. **A response header set** (``ResponseHeaders.__setitem__``: ~12 an answer, the content type, ``Vary``, ``Allow``,
+   the security headers, the language, the length, the request id): Django converts the name and the value with two
+   Python calls of ``_convert_to_charset``, each encoding the text to check it (ASCII for the name, Latin-1 for the
+   value) and looking for a newline (``BadHeaderError``). :func:`header_setitem` stores a name and a value that are
+   both exact ``str``, ASCII and free of ``\n`` and ``\r`` as they are, which is what those calls give back for them
+   (an ASCII text encodes in both charsets; the text itself is returned); anything else (bytes, a number, a lazy
+   text, a non-ASCII value that Django MIME-encodes, a newline that it refuses) and a subclass of ``ResponseHeaders``
+   go through Django's own ``__setitem__``.
 """
 
 from __future__ import annotations
@@ -414,8 +422,50 @@ def install_signal_caching() -> int:
     return done
 
 
+# 9. a response header set ---------------------------------------------------------------------------------------
+
+#: Django's ``ResponseHeaders.__setitem__``, which :func:`header_setitem` hands everything but plain text to
+_django_header_setitem: Callable[..., None] = http_response.ResponseHeaders.__setitem__
+
+
+def header_setitem(self: Any, key: Any, value: Any) -> None:
+    """Django's ``ResponseHeaders.__setitem__``; an exact ``str`` name and value, ASCII and without a line break, are
+    stored as Django's conversion gives them back (the module's docstring, 9)."""
+    if (
+        type(key) is str
+        and type(value) is str
+        and type(self) is http_response.ResponseHeaders
+        and key.isascii()
+        and value.isascii()
+        and "\n" not in key
+        and "\r" not in key
+        and "\n" not in value
+        and "\r" not in value
+    ):
+        self._store[key.lower()] = (key, value)
+        return
+    _django_header_setitem(self, key, value)
+
+
+def install_response_headers() -> bool:
+    """``ResponseHeaders.__setitem__ = header_setitem`` (idempotent); False when Django's no longer converts the name
+    and the value with ``_convert_to_charset`` into ``_store[key.lower()]`` (the library changed: left alone)."""
+    headers = http_response.ResponseHeaders
+    if headers.__setitem__ is header_setitem:
+        return True
+    names = _django_header_setitem.__code__.co_names
+    if _django_header_setitem.__qualname__ != "ResponseHeaders.__setitem__" or not {
+        "_convert_to_charset",
+        "_store",
+        "lower",
+    } <= set(names):
+        return False
+    headers.__setitem__ = header_setitem  # type: ignore[method-assign]
+    return True
+
+
 def install() -> dict[str, object]:
-    """All eight, once per process (each idempotent); what each did, for the tests."""
+    """All nine, once per process (each idempotent); what each did, for the tests."""
     return {
         "connections_local": install_connections_local(),
         "async_unsafe": install_async_unsafe(),
@@ -425,4 +475,5 @@ def install() -> dict[str, object]:
         "psycopg_text_decoder": install_psycopg_text_decoder(),
         "connections_all": install_connections_all(),
         "signal_caching": install_signal_caching(),
+        "response_headers": install_response_headers(),
     }
