@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import random
 import uuid
+from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -54,7 +55,16 @@ def _former_client_address(remote_addr, forwarded_for, trusted):
 def test_the_client_address_is_the_former_function_s_on_generated_cases():
     rng = random.Random(36)
     addresses = ["203.0.113.7", "10.0.0.5", "10.1.2.3", " 10.0.0.9 ", "::1", "2001:db8::7", "fe80::1", "", "junk"]
-    headers = [None, "", " ", "198.51.100.9", "1.2.3.4, 10.0.0.7", "not-an-ip", "10.0.0.1,10.0.0.2", "2001:db8::9"]
+    headers: list[Any] = [
+        None,
+        "",
+        " ",
+        "198.51.100.9",
+        "1.2.3.4, 10.0.0.7",
+        "not-an-ip",
+        "10.0.0.1,10.0.0.2",
+        "2001:db8::9",
+    ]
     trusts = [[], PROXY, [ipaddress.ip_network("::1/128")], [*PROXY, ipaddress.ip_network("2001:db8::/32")]]
     for _ in range(2000):
         remote, xff, trusted = rng.choice(addresses), rng.choice(headers), rng.choice(trusts)

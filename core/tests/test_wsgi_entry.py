@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.conf import settings
@@ -435,16 +435,19 @@ def test_the_sync_axes_middleware_answers_a_locked_out_request_as_axes_does(monk
     monkeypatch.setattr(middleware, "get_lockout_response", lockout)
     monkeypatch.setattr(axes_middleware, "get_lockout_response", lockout)
     request = RequestFactory().post("/api/v1/accounts/auth/login")
+    view: Any = lambda r: "view answer"  # noqa: E731  (a stand-in for the handler's next step)
     for cls in (axes_middleware.AxesMiddleware, middleware.SyncAxesMiddleware):
-        assert cls(lambda r: "view answer")(request) == "view answer"
+        assert cls(view)(request) == "view answer"
     request.axes_locked_out, request.axes_credentials = True, {"username": "x"}  # type: ignore[attr-defined]
     for cls in (axes_middleware.AxesMiddleware, middleware.SyncAxesMiddleware):
-        assert cls(lambda r: "view answer")(request) == "lockout answer"
+        assert cls(view)(request) == "lockout answer"
     assert calls == [(request, "view answer", {"username": "x"})] * 2
 
-    async def view(r: Any) -> str:
+    async def async_view(r: Any) -> str:
         return "async answer"
 
-    wrapped = middleware.SyncAxesMiddleware(view)  # around a coroutine function: Axes' own __call__ (its __acall__)
+    wrapped: Any = middleware.SyncAxesMiddleware(
+        cast(Any, async_view)
+    )  # around a coroutine function: Axes' own __call__ (its __acall__)
     request.axes_locked_out = False  # type: ignore[attr-defined]
     assert asyncio.run(wrapped(request)) == "async answer"
