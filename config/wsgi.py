@@ -55,6 +55,7 @@ NOT_FOR_THE_API: dict[str, str] = {
 #: ``API_PREFIX``), a subclass giving the same answers with less work (``core/tests/test_wsgi_entry.py`` compares them)
 REPLACED_FOR_THE_API: dict[str, str] = {
     "django.middleware.locale.LocaleMiddleware": "core.middleware.CookielessLocaleMiddleware",
+    "axes.middleware.AxesMiddleware": "core.middleware.SyncAxesMiddleware",
 }
 
 

@@ -1,4 +1,4 @@
-"""Eight per-call costs of the libraries under every request, removed once per process (``install()``, called by
+"""Ten per-call costs of the libraries under every request, removed once per process (``install()``, called by
 ``core.apps.CoreConfig.ready()``, so the web, Celery, management commands and the tests all run with them).
 
 Each is a documented patch of a library (the house rule for monkeypatching: why, what exactly, a test that the
@@ -72,6 +72,24 @@ exception object on every call of a thread that runs no event loop (every thread
    ``WeakKeyDictionary`` cannot take ``sender=None``, which ``HttpResponse.close()`` sends for a response no handler
    served). Django's ``connect``/``disconnect`` clear the cache, so a receiver connected at run time by any app runs
    from the next send on, and every receiver still runs with the same arguments, in the same order.
+9. **A response header set** (``ResponseHeaders.__setitem__``: ~12 an answer, the content type, ``Vary``, ``Allow``,
+   the security headers, the language, the length, the request id): Django converts the name and the value with two
+   Python calls of ``_convert_to_charset``, each encoding the text to check it (ASCII for the name, Latin-1 for the
+   value) and looking for a newline (``BadHeaderError``). :func:`header_setitem` stores a name and a value that are
+   both exact ``str``, ASCII and free of ``\n`` and ``\r`` as they are, which is what those calls give back for them
+   (an ASCII text encodes in both charsets; the text itself is returned); anything else (bytes, a number, a lazy
+   text, a non-ASCII value that Django MIME-encodes, a newline that it refuses) and a subclass of ``ResponseHeaders``
+   go through Django's own ``__setitem__``.
+10. **A value read from asgiref's ``Local``** (not thread-critical: the caches' connections, ``caches["default"]``,
+    read by every ``cache.get``/``cache.set`` of the throttles and by ``close_caches`` at a request's end; the active
+    translation, ``get_language()``; the URL prefix): ``Local`` keeps its values in a context variable behind a
+    lock, and a read takes two Python ``__getattr__`` calls, each after a failed lookup that formats an
+    AttributeError (``_DefaultLocal``'s, then its ``_CVar``'s): ~14,000 instructions a read, ~6 a round. For the
+    names in :data:`LOCAL_FAST_NAMES` a non-data descriptor on asgiref's ``_DefaultLocal`` (:class:`_LocalValue`)
+    reads the same storage under the same lock (``_CVar._storage()``: the context's data when this thread owns it);
+    a name not set there raises AttributeError from the descriptor, and Python then calls ``_DefaultLocal``'s own
+    ``__getattr__``, which raises asgiref's error as before. Writes and deletions keep asgiref's own methods (the
+    instance's ``__setattr__``/``__delattr__`` are its class's, which never consult a descriptor).
 """
 
 from __future__ import annotations
@@ -414,8 +432,114 @@ def install_signal_caching() -> int:
     return done
 
 
+# 9. a response header set ---------------------------------------------------------------------------------------
+
+#: Django's ``ResponseHeaders.__setitem__``, which :func:`header_setitem` hands everything but plain text to
+_django_header_setitem: Callable[..., None] = http_response.ResponseHeaders.__setitem__
+
+
+def header_setitem(self: Any, key: Any, value: Any) -> None:
+    """Django's ``ResponseHeaders.__setitem__``; an exact ``str`` name and value, ASCII and without a line break, are
+    stored as Django's conversion gives them back (the module's docstring, 9)."""
+    if (
+        type(key) is str
+        and type(value) is str
+        and type(self) is http_response.ResponseHeaders
+        and key.isascii()
+        and value.isascii()
+        and "\n" not in key
+        and "\r" not in key
+        and "\n" not in value
+        and "\r" not in value
+    ):
+        self._store[key.lower()] = (key, value)
+        return
+    _django_header_setitem(self, key, value)
+
+
+def install_response_headers() -> bool:
+    """``ResponseHeaders.__setitem__ = header_setitem`` (idempotent); False when Django's no longer converts the name
+    and the value with ``_convert_to_charset`` into ``_store[key.lower()]`` (the library changed: left alone)."""
+    headers = http_response.ResponseHeaders
+    if headers.__setitem__ is header_setitem:
+        return True
+    names = _django_header_setitem.__code__.co_names
+    if _django_header_setitem.__qualname__ != "ResponseHeaders.__setitem__" or not {
+        "_convert_to_charset",
+        "_store",
+        "lower",
+    } <= set(names):
+        return False
+    headers.__setitem__ = header_setitem  # type: ignore[method-assign]
+    return True
+
+
+# 10. a value read from asgiref's Local --------------------------------------------------------------------------
+
+#: the names read from non-thread-critical ``Local`` objects on every request: ``value`` (the active translation,
+#: the URL prefix and URLconf) and ``default`` (the default cache's connection)
+LOCAL_FAST_NAMES = ("value", "default")
+
+
+class _LocalValue:
+    """A read of one name of an asgiref ``_DefaultLocal`` (the module's docstring, 10): the value its ``__getattr__``
+    returns, without the two failed lookups; AttributeError when it is not set, so that ``__getattr__`` answers."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            raise AttributeError(self.name)
+        lock = obj._lock
+        lock.acquire()
+        try:
+            return obj._storage._storage().data[self.name]
+        except KeyError:
+            pass  # not set in this context: asgiref's __getattr__ (called next by Python) raises its own error
+        finally:
+            lock.release()
+        raise AttributeError(self.name)
+
+
+def _default_local_class() -> type | None:
+    """asgiref's class of a ``Local()`` that is not thread-critical, when it is still the one :class:`_LocalValue`
+    reads (its value in ``_storage._storage().data`` under ``_lock``, read by a Python ``__getattr__``); else None."""
+    local = Local()
+    cls = type(local)
+    try:
+        storage, lock = _object_getattribute(local, "_storage"), _object_getattribute(local, "_lock")
+    except AttributeError:  # safe: the library changed; the patch is not applied
+        return None
+    getattr_code = getattr(vars(cls).get("__getattr__"), "__code__", None)
+    own = getattr(type(storage), "_storage", None)
+    if getattr_code is None or "_storage" not in getattr_code.co_names or not callable(own):
+        return None
+    if not hasattr(lock, "acquire") or not isinstance(getattr(own(storage), "data", None), dict):
+        return None
+    return cls
+
+
+def install_local_reads() -> int:
+    """:class:`_LocalValue` for each of :data:`LOCAL_FAST_NAMES` on asgiref's ``_DefaultLocal`` (idempotent); how
+    many are in place (0 when the library changed: left alone)."""
+    cls = _default_local_class()
+    if cls is None:
+        return 0
+    done = 0
+    for name in LOCAL_FAST_NAMES:
+        current = vars(cls).get(name)
+        if current is None:
+            setattr(cls, name, _LocalValue(name))
+            current = vars(cls)[name]
+        done += type(current) is _LocalValue
+    return done
+
+
 def install() -> dict[str, object]:
-    """All eight, once per process (each idempotent); what each did, for the tests."""
+    """All ten, once per process (each idempotent); what each did, for the tests."""
     return {
         "connections_local": install_connections_local(),
         "async_unsafe": install_async_unsafe(),
@@ -425,4 +549,6 @@ def install() -> dict[str, object]:
         "psycopg_text_decoder": install_psycopg_text_decoder(),
         "connections_all": install_connections_all(),
         "signal_caching": install_signal_caching(),
+        "response_headers": install_response_headers(),
+        "local_reads": install_local_reads(),
     }

@@ -36,6 +36,24 @@ _STD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "a
 #: writes the same text (an encoder keeps no state between calls)
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
 
+#: the C function that encoder's ``encode`` makes on every call (``iterencode``: the encoder's settings read, a
+#: closure and the C encoder built), made once: the same settings, without the circular-reference bookkeeping, which a
+#: line cannot need (a flat dict of the types :func:`_plain` lets through); None without the C accelerator
+_C_ENCODE: Any = (
+    json.encoder.c_make_encoder(  # type: ignore[attr-defined]  # the C accelerator is not in the stubs
+        None, _ENCODER.default, json.encoder.encode_basestring, None, ": ", ", ", False, False, True
+    )
+    if getattr(json.encoder, "c_make_encoder", None) is not None
+    else None
+)
+
+
+def _line(data: dict[str, object]) -> str:
+    """``_ENCODER.encode(data)`` for a line's flat dict of plain values: the same text."""
+    if _C_ENCODE is None:
+        return _line(data)
+    return "".join(_C_ENCODE(data, 0))
+
 
 def _head(created: float, levelname: str, name: str, msg: str, request_id: str | None) -> dict[str, object]:
     """The first fields of a line, in their order: the time (UTC, to the millisecond, as ``LogRecord.msecs``
@@ -55,6 +73,12 @@ def _plain(value: object) -> object:
     return value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
 
 
+#: the exact types :func:`_plain` gives back as they are (checked before calling it)
+_PLAIN_TYPES = frozenset((str, int, float, bool, type(None)))
+#: the field names already checked to be none that a record reserves (the request log's, once per process)
+_FREE_NAMES: set[tuple[str, ...]] = set()
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         data = _head(
@@ -65,7 +89,7 @@ class JsonFormatter(logging.Formatter):
                 data[key] = _plain(value)
         if record.exc_info:
             data["exc"] = self.formatException(record.exc_info)
-        return _ENCODER.encode(data)
+        return _line(data)
 
 
 def _json_console(log: logging.Logger, level: int) -> logging.StreamHandler[Any] | None:
@@ -97,6 +121,16 @@ def _json_console(log: logging.Logger, level: int) -> logging.StreamHandler[Any]
     return found
 
 
+def _free(names: tuple[str, ...]) -> bool:
+    """Whether no name of ``names`` is one a log record reserves (or private); remembered when so (a bounded set:
+    the callers' field names are fixed in the code)."""
+    if any(key in _STD or key.startswith("_") for key in names):
+        return False
+    if len(_FREE_NAMES) < 256:
+        _FREE_NAMES.add(names)
+    return True
+
+
 def log_fields(log: logging.Logger, level: int, msg: str, fields: dict[str, object]) -> None:
     """``log.log(level, msg, extra=fields)``, written without the ``LogRecord`` when :func:`_json_console` finds the
     console handler alone on the way: the same JSON line (:class:`JsonFormatter`'s fields in its order, then
@@ -106,17 +140,20 @@ def log_fields(log: logging.Logger, level: int, msg: str, fields: dict[str, obje
     if not log.isEnabledFor(level):
         return
     handler = _json_console(log, level)
-    if handler is None or any(key in _STD or key.startswith("_") for key in fields):
+    names = tuple(fields)
+    if handler is None or (names not in _FREE_NAMES and not _free(names)):
         log.log(level, msg, extra=fields, stacklevel=2)
         return
     data = _head(time.time(), logging.getLevelName(level), log.name, msg, get_request_id())
     for key, value in fields.items():
-        data[key] = _plain(value)
+        data[key] = value if type(value) in _PLAIN_TYPES else _plain(value)
     try:
-        line = _ENCODER.encode(data) + handler.terminator
+        line = _line(data) + handler.terminator
         with handler.lock:  # type: ignore[union-attr]  # created by Handler.__init__
-            handler.stream.write(line)
-            handler.flush()
+            stream = handler.stream
+            stream.write(line)
+            if stream and hasattr(stream, "flush"):  # StreamHandler.flush, under the lock already held
+                stream.flush()
     except RecursionError:  # as StreamHandler.emit
         raise
     except Exception:  # noqa: BLE001 - as StreamHandler.emit: the handler reports it (logging.raiseExceptions)

@@ -11,6 +11,9 @@ import uuid
 from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
+from asgiref.sync import iscoroutinefunction
+from axes.helpers import get_lockout_response
+from axes.middleware import AxesMiddleware
 from django.conf import settings
 from django.conf.urls.i18n import is_language_prefix_patterns_used
 from django.core.exceptions import (
@@ -52,8 +55,10 @@ def client_address(
     """The client's address: ``REMOTE_ADDR`` unless the request came through trusted proxies, in which case the
     right-most address of ``X-Forwarded-For`` that is not a trusted proxy (the one the first trusted proxy saw).
     A forged header from a client is never read: a client that is not a trusted proxy is itself the address."""
+    if not forwarded_for or not trusted:  # nothing to read, or no proxy trusted: the peer is the client (no parsing)
+        return remote_addr
     peer = _ip(remote_addr)
-    if peer is None or not forwarded_for or not any(peer in net for net in trusted):
+    if peer is None or not any(peer in net for net in trusted):
         return remote_addr
     hops = [h for h in forwarded_for.split(",")][-20:]  # bounded: a header is client-controlled text
     for hop in reversed(hops):
@@ -236,6 +241,30 @@ class CookielessLocaleMiddleware(LocaleMiddleware):
             return super().process_response(request, response)
         patch_vary_headers(response, ("Accept-Language",))
         response.headers.setdefault("Content-Language", translation.get_language())
+        return response
+
+
+class SyncAxesMiddleware(AxesMiddleware):  # type: ignore[misc]  # axes is untyped
+    """django-axes' middleware as a synchronous handler calls it (the API's, ``config/wsgi.py``): the same lock-out
+    answer. Axes' ``__call__`` asks ``asgiref``'s ``iscoroutinefunction(self)`` on every request (two Python calls
+    through ``inspect``), whose answer is fixed when the middleware is made (from its ``get_response``): asked once
+    here; a middleware made around a coroutine function keeps Axes' own ``__call__``. The body below is Axes'
+    synchronous branch (``core/tests/test_wsgi_entry.py`` fails when Axes' changes)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        super().__init__(get_response)
+        self._coroutine = iscoroutinefunction(self)
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response: HttpResponse
+        if self._coroutine:
+            response = super().__call__(request)
+            return response
+        response = self.get_response(request)
+        if settings.AXES_ENABLED:
+            if getattr(request, "axes_locked_out", None):
+                credentials = getattr(request, "axes_credentials", None)
+                response = get_lockout_response(request, response, credentials)
         return response
 
 

@@ -17,6 +17,17 @@ backend's CPU (utime + stime of the connection's backend from ``/proc/<pid>/stat
 connection only), the statements (what ``CaptureQueriesContext`` counts, ``config/sqlcount.py``) and the wall time.
 ``--profile`` adds a cProfile (CPU clock) of the same rounds, by function.
 
+The per-process snapshots a round reads, the jackpots' configuration (``JACKPOTS_CONFIG_TTL_SECONDS``, 1 s) and the
+published terms (``ACCOUNTS_TERMS_SNAPSHOT_SECONDS``, 60 s), are kept for the whole run (3600 s, ``SNAPSHOTS``; the
+environment may set others): a server process rereads them once per TTL for all the rounds it plays meanwhile, this
+run plays one or two rounds a second, so with the settings' TTLs a third or more of its rounds would pay a reread (the
+jackpots' ~4 million instructions, an ORM query). The run prints the TTLs it ran with and the ORM queries its
+counted rounds ran (none: a settled round runs registered hot statements only). The statements per round count the
+counted rounds' own, not the report's. The client's side of the counted rounds is kept small: the round starts'
+bodies are encoded once, and an answer is parsed during the rounds only when it may be a round waiting for an action
+(the others after them: parsing a round's ~2.5 KB answer with ``json`` and encoding its request cost ~3 % of the
+instructions counted per round, the client's work).
+
 Under ``valgrind --tool=callgrind --instr-atstart=no`` with ``BENCH_CALLGRIND=1`` the run switches the
 instrumentation on for the counted rounds only (``callgrind_control``): the instruction count (Ir) of those rounds
 does not depend on the other processes on the machine. ``--warmup`` rounds are played (and not counted) first so
@@ -55,6 +66,12 @@ def _state() -> Path:
 # valgrind --tool=callgrind --zero-before=pg_backend_pid --dump-before=pg_current_wal_lsn; docs/bench.md)
 BACKEND_ZERO, BACKEND_DUMP = "pg_backend_pid", "pg_current_wal_lsn"
 ROULETTE = {"bets": [{"type": "red", "amount": {"amount": 100, "currency": "CZK"}}]}
+# The per-process snapshots a round reads (jackpots/levels.py, accounts/terms.py), kept for the whole run: a server
+# process rereads them once per TTL of wall time (1 s, 60 s) for all the rounds it plays in that time (at 100 rounds/s
+# the jackpots' ~4 million instructions and a statement are <1 % of a round), where this run plays ~1.5 rounds/s (3
+# players, the 2-second rule) and under valgrind ~1 round/s: with the settings' TTLs a third to all of its rounds would
+# reread them, depending on the machine's load. Set either in the environment to measure another TTL.
+SNAPSHOTS = {"JACKPOTS_CONFIG_TTL_SECONDS": "3600", "ACCOUNTS_TERMS_SNAPSHOT_SECONDS": "3600"}
 KOBUSHI = {"lines": 30, "coins": 1, "coin_value": {"amount": 10, "currency": "CZK"}}
 
 
@@ -64,12 +81,8 @@ def _django() -> None:
     os.environ.setdefault("DJANGO_ENV", "development")
     os.environ.setdefault("DEBUG", "0")
     os.environ.setdefault("CONN_MAX_AGE", "86400")  # one backend for the whole run
-    if os.environ.get("BENCH_CALLGRIND"):
-        # the jackpots' per-process snapshot is read again after JACKPOTS_CONFIG_TTL_SECONDS (1 s) of wall time: under
-        # valgrind a round lasts about that long, so how many counted rounds reread it (a statement and ~4 million
-        # instructions each) would depend on the machine's load; a server process rereads it once a second for
-        # all its rounds
-        os.environ.setdefault("JACKPOTS_CONFIG_TTL_SECONDS", "3600")
+    for name, seconds in SNAPSHOTS.items():
+        os.environ.setdefault(name, seconds)
     import django
 
     django.setup()
@@ -156,6 +169,37 @@ def _wal_report(connection: Any, wal0: int, rounds: int) -> str:
     return "\n".join(out)
 
 
+class _OrmQueries:
+    """Counts the ORM queries run (compiled and executed by Django's SQL compilers) between ``start`` and ``stop``, by
+    compiler class: a settled round runs only registered hot statements (core/sql.py), so it should compile none."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, int] = {}
+        self._saved: list[tuple[Any, Any]] = []
+
+    def start(self) -> _OrmQueries:
+        from django.db.models.sql.compiler import SQLCompiler, SQLInsertCompiler  # after _django(): settings needed
+
+        for cls in (SQLCompiler, SQLInsertCompiler):
+            original = cls.__dict__["execute_sql"]
+            self._saved.append((cls, original))
+            cls.execute_sql = self._counted(original)  # type: ignore[method-assign]  # restored by stop()
+        return self
+
+    def _counted(self, original: Any) -> Any:
+        def execute_sql(compiler: Any, *args: Any, **kwargs: Any) -> Any:
+            name = type(compiler).__name__
+            self.calls[name] = self.calls.get(name, 0) + 1
+            return original(compiler, *args, **kwargs)
+
+        return execute_sql
+
+    def stop(self) -> None:
+        for cls, original in self._saved:
+            cls.execute_sql = original
+        self._saved.clear()
+
+
 def _environ(path: str, body: bytes, token: str) -> dict[str, Any]:
     return {
         "REQUEST_METHOD": "POST",
@@ -181,28 +225,49 @@ def _environ(path: str, body: bytes, token: str) -> dict[str, Any]:
     }
 
 
-def _post(app: Any, path: str, payload: dict[str, Any], token: str) -> tuple[int, dict[str, Any]]:
+def _post(app: Any, path: str, body: bytes, token: str) -> tuple[int, bytes]:
+    """The status code and body of one POST through the WSGI application (the body parsed by the caller)."""
     status: list[str] = []
-    chunks = app(_environ(path, json.dumps(payload).encode(), token), lambda s, h, e=None: status.append(s))
-    body = b"".join(chunks)
+    chunks = app(_environ(path, body, token), lambda s, h, e=None: status.append(s))
+    answer = b"".join(chunks)
     if hasattr(chunks, "close"):
         chunks.close()
-    code = int(status[0].split()[0])
-    return code, (json.loads(body) if body and code < 500 else {})
+    return int(status[0].split()[0]), answer
 
 
-def _play(app: Any, token: str, game: str) -> str:
-    """One round and, for a round waiting for the player, its actions; the final status or error code."""
-    code, body = _post(
-        app, "/api/v1/games/rounds", {"game": game, "bet": KOBUSHI if game == "kobushi" else ROULETTE}, token
-    )
+def _parsed(code: int, body: bytes) -> dict[str, Any]:
+    return json.loads(body) if body and code < 500 else {}
+
+
+#: each game's round start, encoded once (the client's side of a request is not the server's cost)
+START_BODIES = {
+    game: json.dumps({"game": game, "bet": bet}).encode()
+    for game, bet in (("kobushi", KOBUSHI), ("european_roulette", ROULETTE))
+}
+
+
+def _play(app: Any, token: str, game: str) -> tuple[int, bytes]:
+    """One round and, for a round waiting for the player, its actions; the last answer (status code, body). An answer
+    is parsed here only when it may be a round waiting for the player; the others after the counted rounds
+    (:func:`_status`): parsing a round's answer (~2.5 KB) cost ~2 % of a round's instructions, the client's work."""
+    code, body = _post(app, "/api/v1/games/rounds", START_BODIES[game], token)
     for _ in range(100):
-        if body.get("status") != "in_progress":
+        if b'"in_progress"' not in body:
             break
-        options = body["pending"]["options"]
+        data = _parsed(code, body)
+        if data.get("status") != "in_progress":
+            break
+        options = data["pending"]["options"]
         action = {"type": "collect"} if {"type": "collect"} in options else options[0]
-        code, body = _post(app, f"/api/v1/games/rounds/{body['id']}/actions", {"action": action}, token)
-    return str(body.get("status") or (body.get("error") or {}).get("code") or code)
+        path = f"/api/v1/games/rounds/{data['id']}/actions"
+        code, body = _post(app, path, json.dumps({"action": action}).encode(), token)
+    return code, body
+
+
+def _status(answer: tuple[int, bytes]) -> str:
+    """The final status of a round (or the error code, or the HTTP status) from its last answer."""
+    body = _parsed(*answer)
+    return str(body.get("status") or (body.get("error") or {}).get("code") or answer[0])
 
 
 def run(
@@ -232,7 +297,7 @@ def run(
         _activity_ahead(tokens)
     last_round: dict[int, float] = {}
 
-    def play(i: int, game: str) -> str:
+    def play(i: int, game: str) -> tuple[int, bytes]:
         """Round ``i``: the players take turns, each at most every 2 s (GP §7(9)); waiting costs no CPU."""
         wait = last_round.get(i % len(tokens), -10.0) + 2.05 - time.monotonic()
         if wait > 0:
@@ -260,6 +325,7 @@ def run(
         with connection.cursor() as cur:
             cur.execute("SELECT pg_backend_pid()")
             backend = cur.fetchone()[0]
+        orm = _OrmQueries().start()
         profiler = None
         if profile:
             import cProfile
@@ -272,13 +338,16 @@ def run(
             _callgrind_backend_mark(connection)
         counter.count = 0
         db0, cpu0, wall0 = _backend_cpu(backend), time.process_time(), time.perf_counter()
-        for i in range(warmup, warmup + rounds):
-            status = play(i, games[i])
-            statuses[status] = statuses.get(status, 0) + 1
+        answers = [play(i, games[i]) for i in range(warmup, warmup + rounds)]
         cpu, wall, db = time.process_time() - cpu0, time.perf_counter() - wall0, _backend_cpu(backend) - db0
         _callgrind("off")
+        statements = counter.count
         if profiler is not None:
             profiler.disable()
+        orm.stop()
+        for answer in answers:
+            status = _status(answer)
+            statuses[status] = statuses.get(status, 0) + 1
         wal = _wal_report(connection, wal0, rounds)
         if show_sql:
             from django.test.utils import CaptureQueriesContext
@@ -293,7 +362,12 @@ def run(
     print(f"{rounds} rounds {statuses} (mix {mix}, seed {seed}, warm-up {warmup})")
     print(
         f"per round: web CPU {cpu * 1000 / n:.2f} ms, PostgreSQL backend CPU {db * 1000 / n:.2f} ms, "
-        f"statements {counter.count / n:.2f}, wall {wall * 1000 / n:.2f} ms"
+        f"statements {statements / n:.2f}, wall {wall * 1000 / n:.2f} ms"
+    )
+    print(
+        "snapshots kept for the run: "
+        + ", ".join(f"{name} {os.environ[name]} s" for name in SNAPSHOTS)
+        + f"; ORM queries in the counted rounds: {sum(orm.calls.values())} {orm.calls or ''}".rstrip()
     )
     print(wal)
     if profiler is not None:

@@ -80,3 +80,31 @@ def test_no_statement_of_the_platform_calls_the_marker_functions():
         if f.suffix in (".py", ".sql") and "tests" not in f.parts and pattern.search(f.read_text(errors="replace"))
     ]
     assert hits == []
+
+
+def test_the_run_keeps_the_snapshots_a_round_reads_for_its_whole_length():
+    """The per-process snapshots a round reads are named by their settings and kept an hour (a server process
+    rereads them once per TTL for all its rounds; the run plays a round or two a second)."""
+    from django.conf import settings
+
+    assert set(bench_round_cpu.SNAPSHOTS) == {"JACKPOTS_CONFIG_TTL_SECONDS", "ACCOUNTS_TERMS_SNAPSHOT_SECONDS"}
+    for name, seconds in bench_round_cpu.SNAPSHOTS.items():
+        assert hasattr(settings, name)
+        assert float(seconds) >= 3600
+
+
+def test_the_orm_queries_of_the_counted_rounds_are_counted_and_the_compilers_restored(db):
+    from django.contrib.auth.models import Group
+    from django.db.models.sql.compiler import SQLCompiler, SQLInsertCompiler
+
+    originals = (SQLCompiler.__dict__["execute_sql"], SQLInsertCompiler.__dict__["execute_sql"])
+    orm = bench_round_cpu._OrmQueries().start()
+    try:
+        Group.objects.create(name="bench-orm-count")
+        assert Group.objects.filter(name="bench-orm-count").count() == 1
+    finally:
+        orm.stop()
+    assert orm.calls == {"SQLInsertCompiler": 1, "SQLCompiler": 1}
+    assert (SQLCompiler.__dict__["execute_sql"], SQLInsertCompiler.__dict__["execute_sql"]) == originals
+    Group.objects.filter(name="bench-orm-count").delete()
+    assert orm.calls == {"SQLInsertCompiler": 1, "SQLCompiler": 1}  # stopped: nothing counted after

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+import random
 import uuid
+from typing import Any
 
 import pytest
 from django.core.cache import cache
@@ -28,6 +30,47 @@ PROXY = [ipaddress.ip_network("10.0.0.0/8")]
 )
 def test_the_client_address_is_read_through_trusted_proxies_only(remote, xff, trusted, expected):
     assert client_address(remote, xff, trusted) == expected
+
+
+def _former_client_address(remote_addr, forwarded_for, trusted):
+    """The function as it was before it skipped parsing the peer's address without a header or a trusted proxy."""
+    try:
+        peer = ipaddress.ip_address(remote_addr.strip())
+    except ValueError:
+        peer = None
+    if peer is None or not forwarded_for or not any(peer in net for net in trusted):
+        return remote_addr
+    hops = [h for h in forwarded_for.split(",")][-20:]
+    for hop in reversed(hops):
+        try:
+            addr = ipaddress.ip_address(hop.strip())
+        except ValueError:
+            break
+        if not any(addr in net for net in trusted):
+            return str(addr)
+        peer = addr
+    return str(peer)
+
+
+def test_the_client_address_is_the_former_function_s_on_generated_cases():
+    rng = random.Random(36)
+    addresses = ["203.0.113.7", "10.0.0.5", "10.1.2.3", " 10.0.0.9 ", "::1", "2001:db8::7", "fe80::1", "", "junk"]
+    headers: list[Any] = [
+        None,
+        "",
+        " ",
+        "198.51.100.9",
+        "1.2.3.4, 10.0.0.7",
+        "not-an-ip",
+        "10.0.0.1,10.0.0.2",
+        "2001:db8::9",
+    ]
+    trusts = [[], PROXY, [ipaddress.ip_network("::1/128")], [*PROXY, ipaddress.ip_network("2001:db8::/32")]]
+    for _ in range(2000):
+        remote, xff, trusted = rng.choice(addresses), rng.choice(headers), rng.choice(trusts)
+        if xff and rng.random() < 0.5:
+            xff = ", ".join(rng.choice(addresses + headers[3:]) for _ in range(rng.randint(1, 4)))
+        assert client_address(remote, xff, trusted) == _former_client_address(remote, xff, trusted), (remote, xff)
 
 
 @pytest.mark.django_db

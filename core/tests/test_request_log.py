@@ -180,3 +180,56 @@ def test_the_middleware_writes_its_line_by_the_fast_path(monkeypatch):
         "duration_ms",
         "user_id",
     }
+
+
+def test_a_line_is_encoded_as_the_standard_encoder_encodes_it():
+    """``core.logging._line`` (the C encoder made once) writes what ``json.JSONEncoder(ensure_ascii=False).encode``
+    writes for a line's flat dict of plain values."""
+    import enum
+    import math
+    import random
+
+    from core.logging import _ENCODER, _line
+
+    class Level(enum.IntEnum):
+        HIGH = 2
+
+    class Text(str):
+        pass
+
+    rng = random.Random(7)
+    values: list[object] = [
+        None,
+        True,
+        False,
+        0,
+        -(2**70),
+        12.3,
+        1e-7,
+        -0.0,
+        math.nan,
+        math.inf,
+        "",
+        "příliš žluťoučký",
+        'a"b\\c\n\t\x00\u2028',
+        "\ud800",
+        Level.HIGH,
+        Text("t"),
+    ]
+    for _ in range(2000):
+        data = {
+            rng.choice(["ts", "msg", "ř", "a b", ""]) + str(i): rng.choice(values) for i in range(rng.randint(0, 8))
+        }
+        assert _line(data) == _ENCODER.encode(data), data
+
+
+def test_a_reserved_field_name_is_refused_every_time_not_only_the_first(log, caplog):
+    """The names found free are remembered; a reserved one is never remembered and goes through logging each time."""
+    from core import logging as core_logging
+
+    for _ in range(2):
+        assert core_logging._free(("method", "status")) is True
+        assert core_logging._free(("method", "msg")) is False
+        assert core_logging._free(("_private",)) is False
+    assert ("method", "status") in core_logging._FREE_NAMES
+    assert ("method", "msg") not in core_logging._FREE_NAMES

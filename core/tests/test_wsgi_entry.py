@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.conf import settings
@@ -40,7 +40,7 @@ API_MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "axes.middleware.AxesMiddleware",
+    "core.middleware.SyncAxesMiddleware",  # axes.middleware.AxesMiddleware, asked once whether it is a coroutine
     "core.middleware.CatchAllMiddleware",
 ]
 
@@ -395,3 +395,59 @@ def test_the_cookieless_locale_middleware_chooses_the_language_and_headers_djang
     with_cookie = CookielessLocaleMiddleware(view)
     response = with_cookie(RequestFactory().get("/api/v1/games/rounds", HTTP_COOKIE="django_language=en", **headers))
     assert response["Content-Language"] == "en" and with_cookie._language_of == {}
+
+
+def _code_lines(func: Any) -> list[str]:
+    """The statements of a function's source, without its signature, comments and blank lines."""
+    import inspect
+    import textwrap
+
+    lines = textwrap.dedent(inspect.getsource(func)).splitlines()[1:]
+    return [line.split("  #")[0].rstrip() for line in lines if line.strip() and not line.strip().startswith("#")]
+
+
+def test_the_sync_axes_middleware_runs_axes_synchronous_branch() -> None:
+    """``SyncAxesMiddleware.__call__`` is Axes' own with the coroutine question asked once: Axes' ``__call__`` is still
+    that question followed by the branch copied here (this fails when Axes changes it)."""
+    from axes.middleware import AxesMiddleware
+
+    from core.middleware import SyncAxesMiddleware
+
+    axes = _code_lines(AxesMiddleware.__call__)
+    assert axes[:2] == ["    if iscoroutinefunction(self):", "        return self.__acall__(request)"], axes
+    ours = _code_lines(SyncAxesMiddleware.__call__)
+    assert ours[ours.index("    response = self.get_response(request)") :] == axes[2:], (ours, axes)
+
+
+def test_the_sync_axes_middleware_answers_a_locked_out_request_as_axes_does(monkeypatch: Any) -> None:
+    import asyncio
+
+    from axes import middleware as axes_middleware
+
+    from core import middleware
+
+    calls: list[tuple[Any, ...]] = []
+
+    def lockout(request: Any, response: Any, credentials: Any) -> str:
+        calls.append((request, response, credentials))
+        return "lockout answer"
+
+    monkeypatch.setattr(middleware, "get_lockout_response", lockout)
+    monkeypatch.setattr(axes_middleware, "get_lockout_response", lockout)
+    request = RequestFactory().post("/api/v1/accounts/auth/login")
+    view: Any = lambda r: "view answer"  # noqa: E731  (a stand-in for the handler's next step)
+    for cls in (axes_middleware.AxesMiddleware, middleware.SyncAxesMiddleware):
+        assert cls(view)(request) == "view answer"
+    request.axes_locked_out, request.axes_credentials = True, {"username": "x"}  # type: ignore[attr-defined]
+    for cls in (axes_middleware.AxesMiddleware, middleware.SyncAxesMiddleware):
+        assert cls(view)(request) == "lockout answer"
+    assert calls == [(request, "view answer", {"username": "x"})] * 2
+
+    async def async_view(r: Any) -> str:
+        return "async answer"
+
+    wrapped: Any = middleware.SyncAxesMiddleware(
+        cast(Any, async_view)
+    )  # around a coroutine function: Axes' own __call__ (its __acall__)
+    request.axes_locked_out = False  # type: ignore[attr-defined]
+    assert asyncio.run(wrapped(request)) == "async answer"

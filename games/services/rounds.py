@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import copy
 import logging
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -12,6 +11,7 @@ from django.db import IntegrityError, transaction
 
 from core import clock
 from core.audit import Actor
+from core.jsonable import deep_copy
 from core.money import Money
 from core.sql import new_instance
 from games import carry, errors
@@ -49,7 +49,7 @@ def _validate_bet(engine_game: EngineGame, bet: JsonDict) -> Bet:
     are offered (``Game.with_jackpots_offered``: a round never draws a jackpot outcome that would pay nothing; the
     answer is in the round's bet parameters, so it replays the same)."""
     try:
-        bet_obj = engine_game.validate_bet(copy.deepcopy(bet))
+        bet_obj = engine_game.validate_bet(deep_copy(bet))
     except BetError as exc:
         raise errors.from_engine(exc)
     except Exception:  # the engine could not read this bet: refuse (nothing taken), logged for ops
@@ -368,7 +368,7 @@ def _act(*, player: Player, round_id: int, action: JsonDict, idempotency_key: st
         key = idempotency_key if not applied else f"{idempotency_key[:120]}{_STEP_KEY_SEP}{len(rnd.actions)}"
         logged = {**step, "play_through": True} if through else step
         try:
-            state = clean_state(engine_game.act(copy.deepcopy(rnd.state), copy.deepcopy(step), rec))
+            state = clean_state(engine_game.act(deep_copy(rnd.state), deep_copy(step), rec))
         except ActionError as exc:
             raise errors.from_engine(exc)
         except Exception as exc:  # an engine failure is a malfunction of this round
