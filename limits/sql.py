@@ -7,7 +7,8 @@
 * :data:`GATE_STATE`: everything a stake decision reads, under the (player, kind) state lock, in ONE statement
   (the state row, open bets, self-limits, the two totals, the window's buckets, the panic button / self-listing in
   force and the AML restriction); every row arrives as a ``json_build_object`` keyed by the fields' ``attname``
-  and becomes a model instance (``core.sql.instance_from_json``); replaces 7-8 ORM reads.
+  and becomes a model instance (``core.sql.instance_from_json``), but a self-limit and a bucket, which bring only
+  the figures the decision reads (``LIMIT_READ``, ``_BUCKET_READ``); replaces 7-8 ORM reads.
 * ``DECIDED_NOW_CTES`` / ``DECIDED_NOW_STATE``: a bet placed and decided in the same transaction (totals, bucket,
   settled bet, state row), written by the round's insert in the same statement (games/sql.py
   ROUND_INSERT_DECIDED); replaces 5.
@@ -72,23 +73,27 @@ _PANIC = ("started_at", "ends_at")
 _LISTING = ("requested_at", "listed_until")
 _BUCKET_READ = ("minute", "stakes", "wins", "peak")
 #: what the stake gate reads of a self-limit (``limits.models.value_in_force``'s figures), as a tuple: no model
-#: instance for each of the player's ~7 limits on every stake
+#: instance for each of the player's ~7 limits on every stake, and only these fields in each limit's JSON object
+#: (each key and value of ``json_build_object`` costs the server its type's catalogue lookups, per row)
 LIMIT_READ = ("limit_type", "value", "has_pending", "pending_value", "pending_effective_at")
 LimitFigures = tuple[str, int | None, bool, int | None, datetime | None]
 
 
+# The statement is wrapped in ``SELECT * FROM (...) gate``: PostgreSQL copies the outer query's target list on every
+# EXECUTE to describe the result (``FetchPreparedStatementTargetList``); wrapped, that list is the subquery's column
+# references instead of the trees of its eight subqueries (~0.1 M instructions an EXECUTE, docs/bench.md). The plan
+# is the same (the row lock stays on the state row inside).
 GATE_STATE = register(
     "limits.gate_state",
-    """SELECT json_build_object('id', s.id, 'player_id', s.player_id, 'kind', s.kind,
+    """SELECT * FROM (
+SELECT json_build_object('id', s.id, 'player_id', s.player_id, 'kind', s.kind,
       'play_started_at', s.play_started_at, 'last_round_ended_at', s.last_round_ended_at,
       'last_bucket_minute', s.last_bucket_minute, 'updated_at', s.updated_at),
   (SELECT json_agg(json_build_object('id', o.id, 'player_id', o.player_id, 'kind', o.kind, 'round_ref', o.round_ref,
           'game_code', o.game_code, 'stake', o.stake, 'placed_at', o.placed_at) ORDER BY o.id)
     FROM limits_openbet o WHERE o.player_id = s.player_id AND o.kind = s.kind),
-  (SELECT json_agg(json_build_object('id', l.id, 'player_id', l.player_id, 'kind', l.kind, 'limit_type', l.limit_type,
-          'value', l.value, 'decided_at', l.decided_at, 'has_pending', l.has_pending,
-          'pending_value', l.pending_value, 'pending_requested_at', l.pending_requested_at,
-          'pending_effective_at', l.pending_effective_at, 'updated_at', l.updated_at))
+  (SELECT json_agg(json_build_object('limit_type', l.limit_type, 'value', l.value, 'has_pending', l.has_pending,
+          'pending_value', l.pending_value, 'pending_effective_at', l.pending_effective_at))
     FROM limits_selflimit l WHERE l.player_id = s.player_id AND l.kind = s.kind),
   (SELECT json_agg(json_build_object('id', p.id, 'player_id', p.player_id, 'kind', p.kind, 'period', p.period,
           'start', p.start, 'stakes_placed', p.stakes_placed, 'bets_placed', p.bets_placed,
@@ -112,23 +117,12 @@ GATE_STATE = register(
   (SELECT p.aml_restriction FROM accounts_player p WHERE p.id = s.player_id)
 FROM limits_playerkindstate s
 WHERE s.player_id = %(player)s AND s.kind = %(kind)s
-FOR NO KEY UPDATE OF s""",
+FOR NO KEY UPDATE OF s
+) gate""",
     columns={
         X: ("id", "player_id", "kind", "play_started_at", "last_round_ended_at", "last_bucket_minute", "updated_at"),
         OB: ("id", "player_id", "kind", "round_ref", "game_code", "stake", "placed_at"),
-        L: (
-            "id",
-            "player_id",
-            "kind",
-            "limit_type",
-            "value",
-            "decided_at",
-            "has_pending",
-            "pending_value",
-            "pending_requested_at",
-            "pending_effective_at",
-            "updated_at",
-        ),
+        L: ("player", "kind", *LIMIT_READ),
         P: (
             "id",
             "player_id",
