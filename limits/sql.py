@@ -7,8 +7,9 @@
 * :data:`GATE_STATE`: everything a stake decision reads, under the (player, kind) state lock, in ONE statement
   (the state row, open bets, self-limits, the two totals, the window's buckets, the panic button / self-listing in
   force and the AML restriction); every row arrives as a ``json_build_object`` keyed by the fields' ``attname``
-  and becomes a model instance (``core.sql.instance_from_json``), but a self-limit and a bucket, which bring only
-  the figures the decision reads (``LIMIT_READ``, ``_BUCKET_READ``); replaces 7-8 ORM reads.
+  and becomes a model instance (``core.sql.instance_from_json``), but a self-limit and a bucket, which arrive as a
+  ``json_build_array`` of only the figures the decision reads (``LIMIT_READ``, ``_BUCKET_READ``, in that order:
+  :func:`figures_from_json`); replaces 7-8 ORM reads.
 * ``DECIDED_NOW_CTES`` / ``DECIDED_NOW_STATE``: a bet placed and decided in the same transaction (totals, bucket,
   settled bet, state row), written by the round's insert in the same statement (games/sql.py
   ROUND_INSERT_DECIDED); replaces 5.
@@ -29,12 +30,16 @@ counts), ``limits_reconcile`` (the counters equal the ledger of settled bets) an
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from django.db.models import Model
+
 from accounts.models import PersonalData, Player
-from core.sql import cursor, execute, field_of, instance, instance_from_json, register, values_from_json
+from core.sql import cursor, execute, field_of, instance, instance_from_json, register
 from limits.models import (
     ExclusionWatch,
     MinuteBucket,
@@ -73,8 +78,9 @@ _PANIC = ("started_at", "ends_at")
 _LISTING = ("requested_at", "listed_until")
 _BUCKET_READ = ("minute", "stakes", "wins", "peak")
 #: what the stake gate reads of a self-limit (``limits.models.value_in_force``'s figures), as a tuple: no model
-#: instance for each of the player's ~7 limits on every stake, and only these fields in each limit's JSON object
-#: (each key and value of ``json_build_object`` costs the server its type's catalogue lookups, per row)
+#: instance for each of the player's ~7 limits on every stake. The gate's statement sends these fields only, as a
+#: ``json_build_array`` in this order (a bucket's ``_BUCKET_READ`` too): the server looks up the type of every
+#: argument of ``json_build_object`` and ``json_build_array`` in its catalogue caches per row, a text key four times.
 LIMIT_READ = ("limit_type", "value", "has_pending", "pending_value", "pending_effective_at")
 LimitFigures = tuple[str, int | None, bool, int | None, datetime | None]
 
@@ -92,8 +98,7 @@ SELECT json_build_object('id', s.id, 'player_id', s.player_id, 'kind', s.kind,
   (SELECT json_agg(json_build_object('id', o.id, 'player_id', o.player_id, 'kind', o.kind, 'round_ref', o.round_ref,
           'game_code', o.game_code, 'stake', o.stake, 'placed_at', o.placed_at) ORDER BY o.id)
     FROM limits_openbet o WHERE o.player_id = s.player_id AND o.kind = s.kind),
-  (SELECT json_agg(json_build_object('limit_type', l.limit_type, 'value', l.value, 'has_pending', l.has_pending,
-          'pending_value', l.pending_value, 'pending_effective_at', l.pending_effective_at))
+  (SELECT json_agg(json_build_array(l.limit_type, l.value, l.has_pending, l.pending_value, l.pending_effective_at))
     FROM limits_selflimit l WHERE l.player_id = s.player_id AND l.kind = s.kind),
   (SELECT json_agg(json_build_object('id', p.id, 'player_id', p.player_id, 'kind', p.kind, 'period', p.period,
           'start', p.start, 'stakes_placed', p.stakes_placed, 'bets_placed', p.bets_placed,
@@ -101,8 +106,7 @@ SELECT json_build_object('id', s.id, 'player_id', s.player_id, 'kind', s.kind,
     FROM limits_periodtotal p WHERE p.player_id = s.player_id AND p.kind = s.kind
       AND ((p.period = %(day_period)s AND p.start = %(day)s)
         OR (p.period = %(month_period)s AND p.start = %(month)s))),
-  (SELECT json_agg(json_build_object('minute', b.minute, 'stakes', b.stakes, 'wins', b.wins, 'peak', b.peak)
-          ORDER BY b.minute DESC)
+  (SELECT json_agg(json_build_array(b.minute, b.stakes, b.wins, b.peak) ORDER BY b.minute DESC)
     FROM limits_minutebucket b
     WHERE b.player_id = s.player_id AND b.kind = s.kind AND b.minute >= %(lo)s AND b.minute <= %(hi)s),
   (SELECT json_build_object('started_at', e.started_at, 'ends_at', e.ends_at) FROM limits_panicexclusion e
@@ -155,6 +159,21 @@ FOR NO KEY UPDATE OF s
 )
 
 
+@functools.cache
+def _figure_parsers(model: type[Model], names: tuple[str, ...]) -> tuple[Any, ...]:
+    kinds = {"DateTimeField": datetime.fromisoformat, "DateField": date.fromisoformat}
+    return tuple(kinds.get(field_of(model, n).get_internal_type()) for n in names)
+
+
+def figures_from_json(model: type[Model], values: Sequence[Any], names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The values of a ``json_build_array`` of ``model``'s fields ``names`` (in that order), each converted back by
+    its field's type (a datetime or date from its JSON text), as a tuple."""
+    return tuple(
+        p(v) if p is not None and v is not None else v
+        for p, v in zip(_figure_parsers(model, names), values, strict=True)
+    )
+
+
 @dataclass
 class GateRows:
     """The rows :data:`GATE_STATE` read, as model instances (a missing total is an unsaved zero row)."""
@@ -199,10 +218,10 @@ def gate_state(
     return GateRows(
         state=instance_from_json(X, state),
         open_bets=[instance_from_json(OB, o) for o in open_bets or []],
-        self_limits=[values_from_json(L, x, LIMIT_READ) for x in self_limits or []],
+        self_limits=[figures_from_json(L, x, LIMIT_READ) for x in self_limits or []],
         day=total(P.Period.DAY, day),
         month=total(P.Period.MONTH, month),
-        buckets=[values_from_json(B, x, _BUCKET_READ) for x in buckets or []],  # (minute, stakes, wins, peak)
+        buckets=[figures_from_json(B, x, _BUCKET_READ) for x in buckets or []],  # (minute, stakes, wins, peak)
         panic=instance_from_json(PanicExclusion, panic) if panic else None,
         listing=instance_from_json(SelfListingRequest, listing) if listing else None,
         aml_restriction=aml or "",
