@@ -6,10 +6,11 @@
   upsert and its peak update (GP §8(5), ``counters.bucket_row``), part of every statement below that writes a bucket.
 * :data:`GATE_STATE`: everything a stake decision reads, under the (player, kind) state lock, in ONE statement
   (the state row, open bets, self-limits, the two totals, the window's buckets, the panic button / self-listing in
-  force and the AML restriction); every row arrives as a ``json_build_object`` keyed by the fields' ``attname``
-  and becomes a model instance (``core.sql.instance_from_json``), but a self-limit and a bucket, which arrive as a
-  ``json_build_array`` of only the figures the decision reads (``LIMIT_READ``, ``_BUCKET_READ``, in that order:
-  :func:`figures_from_json`); replaces 7-8 ORM reads.
+  force and the AML restriction); the state row, the panic button and the self-listing arrive as a
+  ``json_build_object`` keyed by the fields' ``attname`` (``core.sql.instance_from_json``), the rows of which there
+  can be many as a ``json_build_array`` of their fields in a fixed order (:func:`figures_from_json`): an open bet
+  and a period total whole (``_OPEN_BET_READ``, ``_PERIOD_READ``, model instances), a self-limit and a bucket only
+  the figures the decision reads (``LIMIT_READ``, ``_BUCKET_READ``, tuples); replaces 7-8 ORM reads.
 * ``DECIDED_NOW_CTES`` / ``DECIDED_NOW_STATE``: a bet placed and decided in the same transaction (totals, bucket,
   settled bet, state row), written by the round's insert in the same statement (games/sql.py
   ROUND_INSERT_DECIDED); replaces 5.
@@ -34,7 +35,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db.models import Model
 
@@ -77,6 +78,20 @@ BUCKET_CONSERVATIVE_SET = "limits_minutebucket.peak + EXCLUDED.peak"
 _PANIC = ("started_at", "ends_at")
 _LISTING = ("requested_at", "listed_until")
 _BUCKET_READ = ("minute", "stakes", "wins", "peak")
+#: the whole rows of an open bet and a period total, as the gate sends them (a ``json_build_array`` in this order)
+_OPEN_BET_READ = ("id", "player_id", "kind", "round_ref", "game_code", "stake", "placed_at")
+_PERIOD_READ = (
+    "id",
+    "player_id",
+    "kind",
+    "period",
+    "start",
+    "stakes_placed",
+    "bets_placed",
+    "stakes_decided",
+    "wins_decided",
+    "bets_decided",
+)
 #: what the stake gate reads of a self-limit (``limits.models.value_in_force``'s figures), as a tuple: no model
 #: instance for each of the player's ~7 limits on every stake. The gate's statement sends these fields only, as a
 #: ``json_build_array`` in this order (a bucket's ``_BUCKET_READ`` too): the server looks up the type of every
@@ -95,14 +110,13 @@ GATE_STATE = register(
 SELECT json_build_object('id', s.id, 'player_id', s.player_id, 'kind', s.kind,
       'play_started_at', s.play_started_at, 'last_round_ended_at', s.last_round_ended_at,
       'last_bucket_minute', s.last_bucket_minute, 'updated_at', s.updated_at),
-  (SELECT json_agg(json_build_object('id', o.id, 'player_id', o.player_id, 'kind', o.kind, 'round_ref', o.round_ref,
-          'game_code', o.game_code, 'stake', o.stake, 'placed_at', o.placed_at) ORDER BY o.id)
+  (SELECT json_agg(json_build_array(o.id, o.player_id, o.kind, o.round_ref, o.game_code, o.stake, o.placed_at)
+          ORDER BY o.id)
     FROM limits_openbet o WHERE o.player_id = s.player_id AND o.kind = s.kind),
   (SELECT json_agg(json_build_array(l.limit_type, l.value, l.has_pending, l.pending_value, l.pending_effective_at))
     FROM limits_selflimit l WHERE l.player_id = s.player_id AND l.kind = s.kind),
-  (SELECT json_agg(json_build_object('id', p.id, 'player_id', p.player_id, 'kind', p.kind, 'period', p.period,
-          'start', p.start, 'stakes_placed', p.stakes_placed, 'bets_placed', p.bets_placed,
-          'stakes_decided', p.stakes_decided, 'wins_decided', p.wins_decided, 'bets_decided', p.bets_decided))
+  (SELECT json_agg(json_build_array(p.id, p.player_id, p.kind, p.period, p.start, p.stakes_placed, p.bets_placed,
+          p.stakes_decided, p.wins_decided, p.bets_decided))
     FROM limits_periodtotal p WHERE p.player_id = s.player_id AND p.kind = s.kind
       AND ((p.period = %(day_period)s AND p.start = %(day)s)
         OR (p.period = %(month_period)s AND p.start = %(month)s))),
@@ -125,20 +139,9 @@ FOR NO KEY UPDATE OF s
 ) gate""",
     columns={
         X: ("id", "player_id", "kind", "play_started_at", "last_round_ended_at", "last_bucket_minute", "updated_at"),
-        OB: ("id", "player_id", "kind", "round_ref", "game_code", "stake", "placed_at"),
+        OB: _OPEN_BET_READ,
         L: ("player", "kind", *LIMIT_READ),
-        P: (
-            "id",
-            "player_id",
-            "kind",
-            "period",
-            "start",
-            "stakes_placed",
-            "bets_placed",
-            "stakes_decided",
-            "wins_decided",
-            "bets_decided",
-        ),
+        P: _PERIOD_READ,
         B: ("player", "kind", *_BUCKET_READ),
         PanicExclusion: ("player", "person_key", *_PANIC),
         SelfListingRequest: ("player", *_LISTING),
@@ -172,6 +175,15 @@ def figures_from_json(model: type[Model], values: Sequence[Any], names: tuple[st
         p(v) if p is not None and v is not None else v
         for p, v in zip(_figure_parsers(model, names), values, strict=True)
     )
+
+
+M = TypeVar("M", bound=Model)
+
+
+def _row_from_json(model: type[M], values: Sequence[Any], names: tuple[str, ...]) -> M:
+    """A model instance from a ``json_build_array`` of its fields ``names`` (``core.sql.instance``: the others
+    deferred)."""
+    return instance(model, names, figures_from_json(model, values, names))
 
 
 @dataclass
@@ -210,14 +222,14 @@ def gate_state(
     if row is None:
         return None
     state, open_bets, self_limits, totals, buckets, panic, listing, aml = row
-    periods = {(t.period, t.start): t for t in (instance_from_json(P, x) for x in totals or [])}
+    periods = {(t.period, t.start): t for t in (_row_from_json(P, x, _PERIOD_READ) for x in totals or [])}
 
     def total(period: str, start: date) -> PeriodTotal:
         return periods.get((period, start)) or P(player_id=player_id, kind=kind, period=period, start=start)
 
     return GateRows(
         state=instance_from_json(X, state),
-        open_bets=[instance_from_json(OB, o) for o in open_bets or []],
+        open_bets=[_row_from_json(OB, o, _OPEN_BET_READ) for o in open_bets or []],
         self_limits=[figures_from_json(L, x, LIMIT_READ) for x in self_limits or []],
         day=total(P.Period.DAY, day),
         month=total(P.Period.MONTH, month),
