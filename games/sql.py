@@ -53,9 +53,11 @@ _GAME_FIELDS = ("id", "code", "version", "enabled", "name", "name_cs", "kind", "
 # encodes the month of the database's clock when it was written in its top bits, ``<< 40``: core/partitioning.py
 # MONTH_BITS); the other partitions are pruned when the statement runs. ``tests/test_sql_contracts.py`` checks both
 # against core/partitioning.py.
+# Wrapped in ``SELECT * FROM (...) context`` so that the target list PostgreSQL copies on every EXECUTE to describe
+# the result is the subquery's column references, not the trees of its subqueries (limits/sql.py GATE_STATE).
 START_CONTEXT = register(
     "games.start_context",
-    """SELECT
+    """SELECT * FROM (SELECT
   (SELECT json_build_object('id', g.id, 'code', g.code, 'version', g.version, 'enabled', g.enabled, 'name', g.name,
           'name_cs', g.name_cs, 'kind', g.kind, 'approval_state', g.approval_state)
     FROM games_game g WHERE g.code = %(code)s AND g.version = %(version)s),
@@ -67,7 +69,7 @@ START_CONTEXT = register(
     WHERE r.player_id = %(player)s AND NOT r.play_money
       AND r.id >= ((platform_month_index(now()) - 1) << 40) AND r.id < ((platform_month_index(now()) + 1) << 40)
     ORDER BY r.started_at DESC LIMIT 1),
-  nextval(pg_get_serial_sequence('games_round', 'id'))""",
+  nextval(pg_get_serial_sequence('games_round', 'id'))) context""",
     columns={Game: _GAME_FIELDS, Round: ("id", "player", "idempotency_key", "play_money", "started_at")},
     params={"code": str, "version": int, "player": int, "key": str, "play_money": bool},
 )

@@ -6,8 +6,11 @@
   upsert and its peak update (GP §8(5), ``counters.bucket_row``), part of every statement below that writes a bucket.
 * :data:`GATE_STATE`: everything a stake decision reads, under the (player, kind) state lock, in ONE statement
   (the state row, open bets, self-limits, the two totals, the window's buckets, the panic button / self-listing in
-  force and the AML restriction); every row arrives as a ``json_build_object`` keyed by the fields' ``attname``
-  and becomes a model instance (``core.sql.instance_from_json``); replaces 7-8 ORM reads.
+  force and the AML restriction); the state row, the panic button and the self-listing arrive as a
+  ``json_build_object`` keyed by the fields' ``attname`` (``core.sql.instance_from_json``), the rows of which there
+  can be many as a ``json_build_array`` of their fields in a fixed order (:func:`figures_from_json`): an open bet
+  and a period total whole (``_OPEN_BET_READ``, ``_PERIOD_READ``, model instances), a self-limit and a bucket only
+  the figures the decision reads (``LIMIT_READ``, ``_BUCKET_READ``, tuples); replaces 7-8 ORM reads.
 * ``DECIDED_NOW_CTES`` / ``DECIDED_NOW_STATE``: a bet placed and decided in the same transaction (totals, bucket,
   settled bet, state row), written by the round's insert in the same statement (games/sql.py
   ROUND_INSERT_DECIDED); replaces 5.
@@ -28,12 +31,16 @@ counts), ``limits_reconcile`` (the counters equal the ledger of settled bets) an
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, TypeVar
+
+from django.db.models import Model
 
 from accounts.models import PersonalData, Player
-from core.sql import cursor, execute, field_of, instance, instance_from_json, register, values_from_json
+from core.sql import cursor, execute, field_of, instance, instance_from_json, register
 from limits.models import (
     ExclusionWatch,
     MinuteBucket,
@@ -71,33 +78,49 @@ BUCKET_CONSERVATIVE_SET = "limits_minutebucket.peak + EXCLUDED.peak"
 _PANIC = ("started_at", "ends_at")
 _LISTING = ("requested_at", "listed_until")
 _BUCKET_READ = ("minute", "stakes", "wins", "peak")
+#: the whole rows of an open bet and a period total, as the gate sends them (a ``json_build_array`` in this order)
+_OPEN_BET_READ = ("id", "player_id", "kind", "round_ref", "game_code", "stake", "placed_at")
+_PERIOD_READ = (
+    "id",
+    "player_id",
+    "kind",
+    "period",
+    "start",
+    "stakes_placed",
+    "bets_placed",
+    "stakes_decided",
+    "wins_decided",
+    "bets_decided",
+)
 #: what the stake gate reads of a self-limit (``limits.models.value_in_force``'s figures), as a tuple: no model
-#: instance for each of the player's ~7 limits on every stake
+#: instance for each of the player's ~7 limits on every stake. The gate's statement sends these fields only, as a
+#: ``json_build_array`` in this order (a bucket's ``_BUCKET_READ`` too): the server looks up the type of every
+#: argument of ``json_build_object`` and ``json_build_array`` in its catalogue caches per row, a text key four times.
 LIMIT_READ = ("limit_type", "value", "has_pending", "pending_value", "pending_effective_at")
 LimitFigures = tuple[str, int | None, bool, int | None, datetime | None]
 
 
+# The statement is wrapped in ``SELECT * FROM (...) gate``: PostgreSQL copies the outer query's target list on every
+# EXECUTE to describe the result (``FetchPreparedStatementTargetList``); wrapped, that list is the subquery's column
+# references instead of the trees of its eight subqueries (~0.1 M instructions an EXECUTE, docs/bench.md). The plan
+# is the same (the row lock stays on the state row inside).
 GATE_STATE = register(
     "limits.gate_state",
-    """SELECT json_build_object('id', s.id, 'player_id', s.player_id, 'kind', s.kind,
+    """SELECT * FROM (
+SELECT json_build_object('id', s.id, 'player_id', s.player_id, 'kind', s.kind,
       'play_started_at', s.play_started_at, 'last_round_ended_at', s.last_round_ended_at,
       'last_bucket_minute', s.last_bucket_minute, 'updated_at', s.updated_at),
-  (SELECT json_agg(json_build_object('id', o.id, 'player_id', o.player_id, 'kind', o.kind, 'round_ref', o.round_ref,
-          'game_code', o.game_code, 'stake', o.stake, 'placed_at', o.placed_at) ORDER BY o.id)
+  (SELECT json_agg(json_build_array(o.id, o.player_id, o.kind, o.round_ref, o.game_code, o.stake, o.placed_at)
+          ORDER BY o.id)
     FROM limits_openbet o WHERE o.player_id = s.player_id AND o.kind = s.kind),
-  (SELECT json_agg(json_build_object('id', l.id, 'player_id', l.player_id, 'kind', l.kind, 'limit_type', l.limit_type,
-          'value', l.value, 'decided_at', l.decided_at, 'has_pending', l.has_pending,
-          'pending_value', l.pending_value, 'pending_requested_at', l.pending_requested_at,
-          'pending_effective_at', l.pending_effective_at, 'updated_at', l.updated_at))
+  (SELECT json_agg(json_build_array(l.limit_type, l.value, l.has_pending, l.pending_value, l.pending_effective_at))
     FROM limits_selflimit l WHERE l.player_id = s.player_id AND l.kind = s.kind),
-  (SELECT json_agg(json_build_object('id', p.id, 'player_id', p.player_id, 'kind', p.kind, 'period', p.period,
-          'start', p.start, 'stakes_placed', p.stakes_placed, 'bets_placed', p.bets_placed,
-          'stakes_decided', p.stakes_decided, 'wins_decided', p.wins_decided, 'bets_decided', p.bets_decided))
+  (SELECT json_agg(json_build_array(p.id, p.player_id, p.kind, p.period, p.start, p.stakes_placed, p.bets_placed,
+          p.stakes_decided, p.wins_decided, p.bets_decided))
     FROM limits_periodtotal p WHERE p.player_id = s.player_id AND p.kind = s.kind
       AND ((p.period = %(day_period)s AND p.start = %(day)s)
         OR (p.period = %(month_period)s AND p.start = %(month)s))),
-  (SELECT json_agg(json_build_object('minute', b.minute, 'stakes', b.stakes, 'wins', b.wins, 'peak', b.peak)
-          ORDER BY b.minute DESC)
+  (SELECT json_agg(json_build_array(b.minute, b.stakes, b.wins, b.peak) ORDER BY b.minute DESC)
     FROM limits_minutebucket b
     WHERE b.player_id = s.player_id AND b.kind = s.kind AND b.minute >= %(lo)s AND b.minute <= %(hi)s),
   (SELECT json_build_object('started_at', e.started_at, 'ends_at', e.ends_at) FROM limits_panicexclusion e
@@ -112,35 +135,13 @@ GATE_STATE = register(
   (SELECT p.aml_restriction FROM accounts_player p WHERE p.id = s.player_id)
 FROM limits_playerkindstate s
 WHERE s.player_id = %(player)s AND s.kind = %(kind)s
-FOR NO KEY UPDATE OF s""",
+FOR NO KEY UPDATE OF s
+) gate""",
     columns={
         X: ("id", "player_id", "kind", "play_started_at", "last_round_ended_at", "last_bucket_minute", "updated_at"),
-        OB: ("id", "player_id", "kind", "round_ref", "game_code", "stake", "placed_at"),
-        L: (
-            "id",
-            "player_id",
-            "kind",
-            "limit_type",
-            "value",
-            "decided_at",
-            "has_pending",
-            "pending_value",
-            "pending_requested_at",
-            "pending_effective_at",
-            "updated_at",
-        ),
-        P: (
-            "id",
-            "player_id",
-            "kind",
-            "period",
-            "start",
-            "stakes_placed",
-            "bets_placed",
-            "stakes_decided",
-            "wins_decided",
-            "bets_decided",
-        ),
+        OB: _OPEN_BET_READ,
+        L: ("player", "kind", *LIMIT_READ),
+        P: _PERIOD_READ,
         B: ("player", "kind", *_BUCKET_READ),
         PanicExclusion: ("player", "person_key", *_PANIC),
         SelfListingRequest: ("player", *_LISTING),
@@ -159,6 +160,30 @@ FOR NO KEY UPDATE OF s""",
         "at": datetime,
     },
 )
+
+
+@functools.cache
+def _figure_parsers(model: type[Model], names: tuple[str, ...]) -> tuple[Any, ...]:
+    kinds = {"DateTimeField": datetime.fromisoformat, "DateField": date.fromisoformat}
+    return tuple(kinds.get(field_of(model, n).get_internal_type()) for n in names)
+
+
+def figures_from_json(model: type[Model], values: Sequence[Any], names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The values of a ``json_build_array`` of ``model``'s fields ``names`` (in that order), each converted back by
+    its field's type (a datetime or date from its JSON text), as a tuple."""
+    return tuple(
+        p(v) if p is not None and v is not None else v
+        for p, v in zip(_figure_parsers(model, names), values, strict=True)
+    )
+
+
+M = TypeVar("M", bound=Model)
+
+
+def _row_from_json(model: type[M], values: Sequence[Any], names: tuple[str, ...]) -> M:
+    """A model instance from a ``json_build_array`` of its fields ``names`` (``core.sql.instance``: the others
+    deferred)."""
+    return instance(model, names, figures_from_json(model, values, names))
 
 
 @dataclass
@@ -197,18 +222,18 @@ def gate_state(
     if row is None:
         return None
     state, open_bets, self_limits, totals, buckets, panic, listing, aml = row
-    periods = {(t.period, t.start): t for t in (instance_from_json(P, x) for x in totals or [])}
+    periods = {(t.period, t.start): t for t in (_row_from_json(P, x, _PERIOD_READ) for x in totals or [])}
 
     def total(period: str, start: date) -> PeriodTotal:
         return periods.get((period, start)) or P(player_id=player_id, kind=kind, period=period, start=start)
 
     return GateRows(
         state=instance_from_json(X, state),
-        open_bets=[instance_from_json(OB, o) for o in open_bets or []],
-        self_limits=[values_from_json(L, x, LIMIT_READ) for x in self_limits or []],
+        open_bets=[_row_from_json(OB, o, _OPEN_BET_READ) for o in open_bets or []],
+        self_limits=[figures_from_json(L, x, LIMIT_READ) for x in self_limits or []],
         day=total(P.Period.DAY, day),
         month=total(P.Period.MONTH, month),
-        buckets=[values_from_json(B, x, _BUCKET_READ) for x in buckets or []],  # (minute, stakes, wins, peak)
+        buckets=[figures_from_json(B, x, _BUCKET_READ) for x in buckets or []],  # (minute, stakes, wins, peak)
         panic=instance_from_json(PanicExclusion, panic) if panic else None,
         listing=instance_from_json(SelfListingRequest, listing) if listing else None,
         aml_restriction=aml or "",

@@ -209,7 +209,6 @@ WHOLE_ROWS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("providers.call_context", "providers.ProviderTransaction", ()),
     ("limits.gate_state", "limits.PlayerKindState", ()),
     ("limits.gate_state", "limits.OpenBet", ()),
-    ("limits.gate_state", "limits.SelfLimit", ()),
     ("limits.gate_state", "limits.PeriodTotal", ()),
     ("games.round_lock", "games.Round", ()),
     ("games.round_write", "games.Round", ()),
