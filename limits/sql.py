@@ -97,6 +97,14 @@ _PERIOD_READ = (
 #: ``json_build_array`` in this order (a bucket's ``_BUCKET_READ`` too): the server looks up the type of every
 #: argument of ``json_build_object`` and ``json_build_array`` in its catalogue caches per row, a text key four times.
 LIMIT_READ = ("limit_type", "value", "has_pending", "pending_value", "pending_effective_at")
+
+
+def _array(alias: str, names: tuple[str, ...]) -> str:
+    """``json_build_array`` of ``alias``'s columns ``names`` in that order: the text is made from the tuple the rows
+    are read back by (``figures_from_json``, ``_row_from_json``), so the two cannot disagree on the order."""
+    return f"json_build_array({', '.join(f'{alias}.{name}' for name in names)})"
+
+
 LimitFigures = tuple[str, int | None, bool, int | None, datetime | None]
 
 
@@ -110,17 +118,24 @@ GATE_STATE = register(
 SELECT json_build_object('id', s.id, 'player_id', s.player_id, 'kind', s.kind,
       'play_started_at', s.play_started_at, 'last_round_ended_at', s.last_round_ended_at,
       'last_bucket_minute', s.last_bucket_minute, 'updated_at', s.updated_at),
-  (SELECT json_agg(json_build_array(o.id, o.player_id, o.kind, o.round_ref, o.game_code, o.stake, o.placed_at)
+  (SELECT json_agg("""
+    + _array("o", _OPEN_BET_READ)
+    + """
           ORDER BY o.id)
     FROM limits_openbet o WHERE o.player_id = s.player_id AND o.kind = s.kind),
-  (SELECT json_agg(json_build_array(l.limit_type, l.value, l.has_pending, l.pending_value, l.pending_effective_at))
+  (SELECT json_agg("""
+    + _array("l", LIMIT_READ)
+    + """)
     FROM limits_selflimit l WHERE l.player_id = s.player_id AND l.kind = s.kind),
-  (SELECT json_agg(json_build_array(p.id, p.player_id, p.kind, p.period, p.start, p.stakes_placed, p.bets_placed,
-          p.stakes_decided, p.wins_decided, p.bets_decided))
+  (SELECT json_agg("""
+    + _array("p", _PERIOD_READ)
+    + """)
     FROM limits_periodtotal p WHERE p.player_id = s.player_id AND p.kind = s.kind
       AND ((p.period = %(day_period)s AND p.start = %(day)s)
         OR (p.period = %(month_period)s AND p.start = %(month)s))),
-  (SELECT json_agg(json_build_array(b.minute, b.stakes, b.wins, b.peak) ORDER BY b.minute DESC)
+  (SELECT json_agg("""
+    + _array("b", _BUCKET_READ)
+    + """ ORDER BY b.minute DESC)
     FROM limits_minutebucket b
     WHERE b.player_id = s.player_id AND b.kind = s.kind AND b.minute >= %(lo)s AND b.minute <= %(hi)s),
   (SELECT json_build_object('started_at', e.started_at, 'ends_at', e.ends_at) FROM limits_panicexclusion e
