@@ -1,4 +1,4 @@
-"""Ten per-call costs of the libraries under every request, removed once per process (``install()``, called by
+"""Eight per-call costs of the libraries under every request, removed once per process (``install()``, called by
 ``core.apps.CoreConfig.ready()``, so the web, Celery, management commands and the tests all run with them).
 
 Each is a documented patch of a library (the house rule for monkeypatching: why, what exactly, a test that the
@@ -31,30 +31,14 @@ exception object on every call of a thread that runs no event loop (every thread
    ``LazySettings.__setattr__``/``__delattr__``. The one difference, tested: explicit access to those operator
    proxies on ``settings`` (``hasattr(settings, "__len__")``) finds the proxy instead of answering for the wrapped
    ``Settings``; the operators themselves behave as before, and nothing reads them.
-4. **psycopg2's quoting of ``int``, ``bool`` and pre-quoted values**: for every parameter psycopg2's
-   ``microprotocol_getquoted`` looks up ``prepare`` on the adapted object and, for its ``Int``, ``Boolean`` and
-   ``AsIs`` adapters (which have none), formats an AttributeError and drops it: ~65 times a round. The adapters
-   registered here are subclasses with a ``prepare`` that does nothing (the builtin ``id``, called with the
-   connection, result dropped); the quoting is the base class's, so the SQL sent is byte-identical (tested on
-   ``mogrify``). :data:`PreparedAsIs` is for code that builds pre-quoted text (``core.pgbackend.base``'s UTC
-   datetimes).
+4. (psycopg2's quoting of ``int``, ``bool`` and pre-quoted values: gone with psycopg2; the platform runs on
+   psycopg 3, ``core/pgbackend/``.)
 5. **Django's lazily compiled regular expressions** read on every request (:data:`HOT_LAZY_REGEXES`): each is a
    ``SimpleLazyObject`` whose every use (``.search``, ``.match``, ``.split``) fails a Python ``__getattribute__``
    with a formatted AttributeError and then goes through the proxy's ``__getattr__``; ~10 a round. Each is replaced,
    where Django keeps it (the module's global or the class attribute its function reads), by the compiled pattern the
    proxy stands for: the same object, called directly.
-6. **psycopg2's decoding of the names it reads from the server** (each result's column names, the status message,
-   notices, error texts): for a connection speaking UTF-8 psycopg2 decodes values with CPython's C decoder, but these
-   with the Python function ``codecs.getdecoder("utf_8")`` gives, ``encodings.utf_8.decode``, a Python frame that
-   calls ``codecs.utf_8_decode(input, errors, True)``: ~110 times a round (every column name of every result).
-   :func:`install_psycopg_text_decoder` maps PostgreSQL's ``UTF8`` (``psycopg2.extensions.encodings``, read when a
-   connection is set up) to a codec named :data:`TEXT_CODEC` whose decoder is that C function itself and whose
-   encoder is ``codecs.utf_8_encode`` (what ``encodings.utf_8`` has). The one difference, tested: called without
-   ``final`` the C function leaves an incomplete UTF-8 sequence at the very end of its input undecoded where the
-   Python function raises UnicodeDecodeError; psycopg2 hands it whole NUL-terminated strings the server wrote in
-   UTF-8 (a database of the platform is created in UTF-8, and the server checks what it stores and sends in that
-   encoding), so such an input cannot reach it. Values keep psycopg2's C decoder (its fast path is chosen by the
-   PostgreSQL encoding's name, which does not change).
+6. (psycopg2's decoding of the names it reads from the server: gone with psycopg2.)
 7. **``connections.all(initialized_only=True)``** (three times a request: Django's ``close_old_connections`` on
    ``request_started`` and ``request_finished``, ``reset_queries``): Django's asks ``hasattr(connections._connections,
    alias)`` for every configured alias (a formatted AttributeError through :class:`_ConnectionsLocal`'s Python frame
@@ -95,7 +79,6 @@ exception object on every call of a thread that runs no event loop (every thread
 from __future__ import annotations
 
 import asyncio
-import codecs
 import functools
 import inspect
 import os
@@ -105,7 +88,6 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-import psycopg2  # type: ignore[import-untyped]  # no stubs installed
 from asgiref.local import Local
 from django.conf import LazySettings, settings
 from django.core import signals as django_signals
@@ -262,47 +244,6 @@ def install_settings_getattribute() -> bool:
     return True
 
 
-# 4. psycopg2 -----------------------------------------------------------------------------------------------------
-
-
-class PreparedInt(psycopg2.extensions.Int):  # type: ignore[misc]  # psycopg2 is untyped
-    """psycopg2's ``Int`` with a ``prepare`` that does nothing (see the module's docstring, 4)."""
-
-    __slots__ = ()
-    prepare = id
-
-
-class PreparedBoolean(psycopg2.extensions.Boolean):  # type: ignore[misc]
-    """psycopg2's ``Boolean`` with a ``prepare`` that does nothing."""
-
-    __slots__ = ()
-    prepare = id
-
-
-class PreparedAsIs(psycopg2.extensions.AsIs):  # type: ignore[misc]
-    """psycopg2's ``AsIs`` with a ``prepare`` that does nothing."""
-
-    __slots__ = ()
-    prepare = id
-
-
-#: the type, psycopg2's own adapter for it, and ours
-_ADAPTERS = ((int, psycopg2.extensions.Int, PreparedInt), (bool, psycopg2.extensions.Boolean, PreparedBoolean))
-
-
-def install_psycopg_adapters() -> int:
-    """Register :class:`PreparedInt` and :class:`PreparedBoolean` where psycopg2's own ``Int``/``Boolean`` are (the
-    types themselves and enumerations given those adapters); returns how many were replaced."""
-    adapters, quote = psycopg2.extensions.adapters, psycopg2.extensions.ISQLQuote
-    replaced = 0
-    for (cls, proto), adapter in list(adapters.items()):
-        for _type, theirs, ours in _ADAPTERS:
-            if proto is quote and adapter is theirs:
-                adapters[(cls, proto)] = ours
-                replaced += 1
-    return replaced
-
-
 # 5. Django's lazily compiled regular expressions ------------------------------------------------------------------
 
 #: (module, class or None, attribute) of the ``_lazy_re_compile`` objects a request reads, by the Django function
@@ -343,32 +284,6 @@ def install_eager_regexes() -> int:
             setattr(holder, attribute, compiled)
             done += 1
     return done
-
-
-# 6. psycopg2's decoder of names -----------------------------------------------------------------------------------
-
-#: the codec psycopg2 is given for PostgreSQL's UTF8 (see the module's docstring, 6)
-TEXT_CODEC = "platform_utf_8_c"
-
-
-def _text_codec(name: str) -> codecs.CodecInfo | None:
-    if name != TEXT_CODEC:
-        return None
-    return codecs.CodecInfo(codecs.utf_8_encode, codecs.utf_8_decode, name=TEXT_CODEC)
-
-
-def install_psycopg_text_decoder() -> bool:
-    """Map PostgreSQL's ``UTF8`` to :data:`TEXT_CODEC` for connections set up from now on (idempotent); False when
-    psycopg2 no longer maps it to Python's ``utf_8`` or that codec's decoder is no longer the Python function
-    wrapping ``codecs.utf_8_decode`` (the library changed: left alone)."""
-    encodings = psycopg2.extensions.encodings
-    if encodings.get("UTF8") == TEXT_CODEC:
-        return True
-    if encodings.get("UTF8") != "utf_8" or codecs.getdecoder("utf_8").__module__ != "encodings.utf_8":
-        return False
-    codecs.register(_text_codec)
-    encodings["UTF8"] = TEXT_CODEC
-    return True
 
 
 # 7. connections.all(initialized_only=True) ------------------------------------------------------------------------
@@ -539,14 +454,12 @@ def install_local_reads() -> int:
 
 
 def install() -> dict[str, object]:
-    """All ten, once per process (each idempotent); what each did, for the tests."""
+    """All eight, once per process (each idempotent); what each did, for the tests."""
     return {
         "connections_local": install_connections_local(),
         "async_unsafe": install_async_unsafe(),
         "settings": install_settings_getattribute(),
-        "psycopg_adapters": install_psycopg_adapters(),
         "eager_regexes": install_eager_regexes(),
-        "psycopg_text_decoder": install_psycopg_text_decoder(),
         "connections_all": install_connections_all(),
         "signal_caching": install_signal_caching(),
         "response_headers": install_response_headers(),

@@ -37,6 +37,8 @@ from django.db.models.base import ModelState
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.query_utils import DeferredAttribute
 
+from core.pgbackend.prepared import PreparedSQL, internals_present
+
 M = TypeVar("M", bound=Model)
 log = logging.getLogger("platform.sql")
 
@@ -60,6 +62,9 @@ class Statement:
     prepared_name: str = ""
     prepare_sql: str = ""
     execute_sql: str = ""
+    #: what :func:`execute` sends for the prepared form: the ``EXECUTE`` text as a ``PreparedSQL``, which the
+    #: platform's cursor runs as the protocol's Bind/Execute of ``prepared_name`` (``core/pgbackend/prepared.py``)
+    run_sql: str = ""
 
 
 REGISTRY: dict[str, Statement] = {}
@@ -90,20 +95,22 @@ def register(
         prepared_name=prepared[0],
         prepare_sql=prepared[1],
         execute_sql=prepared[2],
+        run_sql=_run_sql(prepared, sql, dict(params or {})),
     )
     REGISTRY[name] = stmt
     return stmt
 
 
 # Server-side prepared statements ----------------------------------------------------------------------------------
-# psycopg2 sends every statement as text with its parameters inline, so PostgreSQL parses and plans each anew: for
-# the hot statements (subqueries over partitioned tables, CTEs with triggers) planning was most of their time
-# (`make bench`, "plan" in the top statements). On a connection of its own (not through PgBouncer in transaction
-# mode, where a server connection serves many clients and SQL-level PREPARE is session state it cannot carry:
-# settings.DATABASE_PREPARED_STATEMENTS), each registered statement is prepared once per connection, right after
-# it connects (:func:`prepare_hot_statements`), and then run as ``EXECUTE name(params)``: parsed once, planned once
-# the generic plan is chosen (``plan_cache_mode = force_generic_plan`` on those connections: partitions are pruned
-# when the statement runs, as a generic plan does).
+# Django's psycopg cursor sends every statement as text with its parameters inline (client-side binding), so
+# PostgreSQL parses and plans each anew: for the hot statements (subqueries over partitioned tables, CTEs with
+# triggers) planning was most of their time (`make bench`, "plan" in the top statements). On a connection of its own
+# (not through PgBouncer in transaction mode, where a server connection serves many clients and SQL-level PREPARE is
+# session state it cannot carry: settings.DATABASE_PREPARED_STATEMENTS), each registered statement is prepared once
+# per connection, right after it connects (:func:`prepare_hot_statements`), and then run as the protocol's
+# Bind/Execute of that prepared statement (``core/pgbackend/prepared.py``; its text in logs and tests is
+# ``EXECUTE name(params)``): parsed once, planned once the generic plan is chosen (``plan_cache_mode =
+# force_generic_plan`` on those connections: partitions are pruned when the statement runs, as a generic plan does).
 
 _PARAM = re.compile(r"%\((\w+)\)s")
 _PG_TYPES: dict[type, str] = {bool: "boolean", int: "bigint", str: "text", datetime: "timestamptz", date: "date"}
@@ -116,6 +123,20 @@ def _pg_type(declared: type | tuple[type, ...] | None) -> str:
         kinds = {t for t in declared if t is not type(None)}
         declared = kinds.pop() if len(kinds) == 1 else None
     return _PG_TYPES.get(declared, "unknown") if isinstance(declared, type) else "unknown"
+
+
+#: whether the hot statements are bound at the protocol level (psycopg's internals the cursor uses are there)
+BOUND = internals_present()
+
+
+def _run_sql(prepared: tuple[str, str, str], sql: str, params: Mapping[str, type | tuple[type, ...]]) -> str:
+    """The prepared form's text to run: a ``PreparedSQL`` (Bind/Execute), or the ``EXECUTE`` text where the cursor
+    cannot bind it (:data:`BOUND`); empty without a prepared form."""
+    pname, _, execute_sql = prepared
+    if not pname or not BOUND:
+        return execute_sql
+    declared = {n: _pg_type(params.get(n)) for n in _PARAM.findall(sql)}
+    return PreparedSQL.of(pname, execute_sql, sql, declared)
 
 
 def _prepared_forms(name: str, sql: str, params: Mapping[str, type | tuple[type, ...]]) -> tuple[str, str, str]:
@@ -165,7 +186,7 @@ def prepare_hot_statements(wrapper: Any) -> list[str]:
                     cur.execute(stmt.prepare_sql)
                     done.add(stmt.prepared_name)
                 except Exception as exc:  # noqa: BLE001  (a statement PostgreSQL cannot prepare runs as text)
-                    refused[stmt.name] = getattr(exc, "pgcode", None) or str(exc).strip()
+                    refused[stmt.name] = getattr(exc, "sqlstate", None) or str(exc).strip()
         finally:
             cur.execute("RESET lock_timeout")
     wrapper._hot_prepared = (wrapper.connection, done)
@@ -227,7 +248,7 @@ def cursor() -> Any:
 def execute(cursor: Any, stmt: Statement, params: Mapping[str, Any] | None = None) -> None:
     """Run a registered statement on a Django cursor: its prepared form where this connection has it, else its text."""
     if stmt.prepared_name and stmt.prepared_name in _prepared_on(cursor.db):
-        cursor.execute(stmt.execute_sql, params)
+        cursor.execute(stmt.run_sql, params)
     else:
         cursor.execute(stmt.sql, params)
 

@@ -1,6 +1,6 @@
-"""JSON between psycopg2 and the platform, at a fraction of the standard library's cost, with its results.
+"""JSON between psycopg 3 and the platform, at a fraction of the standard library's cost, with its results.
 
-**Rows.** psycopg2 parses a column of type ``json`` with ``json.loads`` (its ``typecast_json``); the hot statements
+**Rows.** psycopg parses a column of type ``json`` with ``json.loads`` (its ``JsonLoader``); the hot statements
 return their aggregates as ``json`` (the limits gate's state row: five ``json_build_object``/``json_agg`` columns,
 ~3,400 characters a round; a ``jsonb`` column is left as text by Django and parsed by the ``JSONField``).
 :func:`loads` parses with orjson (a third of the cost) where orjson's result is ``json.loads``'s and with
@@ -16,25 +16,30 @@ return their aggregates as ``json`` (the limits gate's state row: five ``json_bu
 - floats: both give the double nearest to the decimal (correctly rounded); duplicate keys: both keep the last value
   in the first key's place. ``core/tests/test_pgbackend_json.py`` compares the two over generated texts.
 
-It is registered for ``json`` and ``json[]`` on each new connection (``register_json_typecaster``, called by
-``DatabaseWrapper.get_new_connection``), replacing psycopg2's global one for the platform's connections only.
+It is registered for ``json`` on each new connection (``register_json_typecaster``, called by
+``DatabaseWrapper.get_new_connection``; a ``json[]`` array's elements go through it too), replacing psycopg's global
+one for the platform's connections only.
 
-**Parameters.** A ``JSONField``'s value is sent as Django's ``Jsonb`` adapter: ``json.dumps`` through psycopg2's
-``Json`` (~10 Python calls and the C encoder's small strings, ~2.5 µs a value; a round sends 9: the round's state,
-bet, draws, actions, jackpot events, the audit event's values). :class:`FastJsonb` is that adapter (a subclass: the
-same ``adapted``, the same quoting by psycopg2's ``QuotedString``, the same ``::jsonb`` cast) whose text comes from
-orjson when the value is made only of the exact types ``dict`` with ``str`` keys, ``list``, ``tuple``, ``str``,
-``int``, ``bool`` and ``None``, or a ``str`` subclass as a value (:func:`_plain`), and the connection speaks UTF-8
-(Django sets it). For such a value both texts are the same JSON value, which is what a ``jsonb`` column keeps (it
-stores the parsed value, not the text): orjson writes non-ASCII characters as themselves where ``json.dumps`` writes
-``\\u`` escapes, no spaces, and a ``str`` subclass's text as ``json.dumps`` does (an enumeration member's text, not
-its value). Everything else is ``json.dumps``'s text, so its result or its error stays: a float (orjson writes NaN
-and the infinities as ``null`` where ``json.dumps`` writes ``NaN``, which PostgreSQL refuses; and a float's text
-decides the numeric's scale), an integer beyond 64 bits (orjson refuses it), a lone surrogate (refused), a subclass
-of another type (an ``IntEnum``, whose value orjson may write instead of its number), a non-text key, any other type
-(orjson would write a UUID, a dataclass, a datetime, an ``Enum``; ``json.dumps`` raises TypeError), a circular
-structure (ValueError). Only a ``JSONField`` without its own encoder gets it (:class:`JsonOperations`);
+**Parameters.** A ``JSONField``'s value is sent as Django's ``Jsonb`` wrapper (psycopg's), whose dumper calls its
+``dumps`` (``json.dumps``: ~10 Python calls and the C encoder's small strings, ~2.5 µs a value; a round sends 9: the
+round's state, bet, draws, actions, jackpot events, the audit event's values). :class:`FastJsonb` is that wrapper
+whose ``dumps`` (:func:`dumps`) gives orjson's UTF-8 bytes when the value is made only of the exact types ``dict``
+with ``str`` keys, ``list``, ``tuple``, ``str``, ``int``, ``bool`` and ``None``, or a ``str`` subclass as a value
+(:func:`_plain`); the connection speaks UTF-8 (Django sets it), so the bytes are the text psycopg would have encoded.
+For such a value both texts are the same JSON value, which is what a ``jsonb`` column keeps (it stores the parsed
+value, not the text): orjson writes non-ASCII characters as themselves where ``json.dumps`` writes ``\\u`` escapes,
+no spaces, and a ``str`` subclass's text as ``json.dumps`` does (an enumeration member's text, not its value).
+Everything else is ``json.dumps``'s text, so its result or its error stays: a float (orjson writes NaN and the
+infinities as ``null`` where ``json.dumps`` writes ``NaN``, which PostgreSQL refuses; and a float's text decides the
+numeric's scale), an integer beyond 64 bits (orjson refuses it), a lone surrogate (refused), a subclass of another
+type (an ``IntEnum``, whose value orjson may write instead of its number), a non-text key, any other type (orjson
+would write a UUID, a dataclass, a datetime, an ``Enum``; ``json.dumps`` raises TypeError), a circular structure
+(ValueError). Only a ``JSONField`` without its own encoder gets it (:class:`JsonOperations`);
 ``core/tests/test_pgbackend_json.py`` stores values both ways and compares what PostgreSQL kept.
+
+**The query log.** A hot statement run as Bind/Execute of its prepared form (``core/pgbackend/prepared.py``) is
+logged (``connection.queries``, ``CaptureQueriesContext``) as the ``EXECUTE name(literal, ...)`` text it stands for,
+its literals written by psycopg's client-side quoting (:meth:`JsonOperations.last_executed_query`).
 """
 
 from __future__ import annotations
@@ -42,9 +47,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import psycopg2.extras  # type: ignore[import-untyped]  # no stubs installed
 from django.db.backends.postgresql.operations import DatabaseOperations
 from django.db.backends.postgresql.psycopg_any import Jsonb  # type: ignore[import-untyped]  # not in the stubs
+from psycopg.types.json import JsonLoader
+
+from core.pgbackend.prepared import PreparedSQL
 
 try:  # pragma: no cover - which branch runs depends on the environment
     import orjson
@@ -67,10 +74,28 @@ def loads(text: str) -> Any:
     return json.loads(text)
 
 
+def loads_bytes(data: Any) -> Any:
+    """:func:`loads` of the UTF-8 buffer psycopg hands a loader (``bytes`` or a ``memoryview``)."""
+    data = bytes(data)
+    if orjson is not None and _LONG_RUN not in data.translate(_DIGIT_BYTES):
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass  # json.loads decides, as in loads()
+    return json.loads(data)
+
+
+class FastJsonLoader(JsonLoader):  # type: ignore[misc]  # psycopg's loader's load is typed for its own loads
+    """psycopg's loader of ``json`` with :func:`loads_bytes`."""
+
+    def load(self, data: Any) -> Any:
+        return loads_bytes(data)
+
+
 def register_json_typecaster(connection: Any) -> None:
-    """Parse ``json`` and ``json[]`` columns of ``connection`` with :func:`loads` (psycopg2's wrapper keeps NULL as
-    None)."""
-    psycopg2.extras.register_default_json(conn_or_curs=connection, loads=loads)
+    """Parse ``json`` columns of ``connection`` (and ``json[]``'s elements) with :func:`loads`; ``jsonb`` stays text,
+    parsed by the ``JSONField`` (Django's loader)."""
+    connection.adapters.register_loader("json", FastJsonLoader)
 
 
 def _plain(value: Any) -> bool:
@@ -95,47 +120,36 @@ def _plain(value: Any) -> bool:
     return kind is str or kind is int or kind is bool or value is None or isinstance(value, str)
 
 
+def dumps(value: Any) -> str | bytes:
+    """``json.dumps(value)``'s JSON value: orjson's UTF-8 bytes where :func:`_plain` says they are the same value."""
+    if orjson is not None:
+        try:
+            if _plain(value):
+                return orjson.dumps(value)
+        except (TypeError, RecursionError):  # an integer beyond 64 bits, a lone surrogate; a circular value
+            pass
+    return json.dumps(value)
+
+
 class FastJsonb(Jsonb):  # type: ignore[misc]  # Jsonb is untyped (Any)
-    """Django's ``Jsonb`` adapter of a ``JSONField`` value without an encoder, its text by orjson where that is the
-    same JSON value (the module docstring)."""
+    """psycopg's ``Jsonb`` wrapper of a ``JSONField`` value without an encoder, dumped by :func:`dumps` (the module
+    docstring)."""
 
-    def __init__(self, adapted: Any) -> None:
-        self.adapted = adapted
-        self._conn = None
-        self._dumps = json.dumps
-
-    def getquoted(self) -> bytes:
-        conn = self._conn
-        text = None
-        if orjson is not None and conn is not None and conn.encoding == "UTF8":
-            try:
-                if _plain(self.adapted):
-                    text = orjson.dumps(self.adapted).decode()
-            except (TypeError, RecursionError):  # an integer beyond 64 bits, a lone surrogate; a circular value
-                pass
-        if text is None:
-            text = json.dumps(self.adapted)
-        quoted = psycopg2.extensions.QuotedString(text)
-        if conn is not None:
-            quoted.prepare(conn)
-        return bytes(quoted.getquoted()) + b"::jsonb"
-
-
-def _itself(value: FastJsonb) -> FastJsonb:
-    return value
-
-
-#: psycopg2 finds a parameter's adapter by its exact type in ``adapters``; for a ``Json`` subclass the lookup misses,
-#: and before asking the value's ``__conform__`` (which answers itself) it looks up ``ISQLQuote.__adapt__``, an
-#: AttributeError formatted and dropped, ~9 times a round. Registered, the value is its own adapter at once (what
-#: ``__conform__`` gives), so what is sent does not change (``core/tests/test_pgbackend_json.py``).
-psycopg2.extensions.register_adapter(FastJsonb, _itself)
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+        self.dumps = dumps
 
 
 class JsonOperations(DatabaseOperations):
-    """Django's PostgreSQL operations with :class:`FastJsonb` for a ``JSONField`` without its own encoder."""
+    """Django's PostgreSQL operations with :class:`FastJsonb` for a ``JSONField`` without its own encoder, and a hot
+    statement logged as its ``EXECUTE`` text (the module docstring)."""
 
     def adapt_json_value(self, value: Any, encoder: Any) -> Any:
         if encoder is None:
             return FastJsonb(value)
         return super().adapt_json_value(value, encoder)
+
+    def last_executed_query(self, cursor: Any, sql: Any, params: Any) -> str | None:
+        if type(sql) is PreparedSQL:
+            return str(self.compose_sql(str(sql), params))
+        return super().last_executed_query(cursor, sql, params)  # type: ignore[no-any-return]

@@ -1,0 +1,126 @@
+"""The hot statements run as the extended protocol's Bind/Execute of their prepared form, on psycopg 3.
+
+Each registered hot statement is prepared once per connection under its name, with its parameters' types declared
+(SQL ``PREPARE name(types) AS ...``, ``core/sql.py``). Sent as ``EXECUTE name(literal, ...)`` text, the server parses
+that text, analyses it, transforms and coerces each literal and evaluates it, and copies the prepared query's target
+list to describe the result, on every call. Here the same prepared statement is bound at the protocol level instead
+(``Bind``/``Execute``, psycopg's ``send_query_prepared``): the parameters go as values, no SQL is parsed. The server
+reads a text value with its declared type's input function, as it reads a literal of that type, and a binary value
+with that type's receive function; so a parameter goes in binary only where psycopg's binary dumper of the value's
+Python type gives exactly the declared type (bigint, boolean, timestamptz, date), and as text otherwise. A value whose
+binary type is not the declared one (a naive datetime for a ``timestamptz``, a ``str`` for a ``bigint``) makes the
+whole statement run as its plain text through Django's client-side binding, as a statement without a prepared form
+does (:class:`PlatformCursor`).
+
+What Django and the tests see does not change: a :class:`PreparedSQL` is a ``str`` whose text is the ``EXECUTE``
+form (``EXECUTE hot_...(%(a)s, ...)``); an execute wrapper, a ``CaptureQueriesContext`` (``JsonOperations.
+last_executed_query`` writes it with its literals, as psycopg2 did) and ``core.sql.readable`` read it as before.
+
+The cursor uses psycopg's internals (the query generator's start, result check and result setting, the connection's
+lock and wait): :func:`internals_present` checks they exist, and where they do not (a psycopg release that changed
+them) ``core.sql`` keeps sending the ``EXECUTE`` text, slower and the same; ``core/tests/test_pgbackend_prepared.py``
+fails on that, so an upgrade that loses the fast path is seen.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import psycopg
+from django.db.backends.postgresql.base import Cursor as DjangoCursor  # type: ignore[attr-defined]  # psycopg 3's
+from psycopg import pq
+from psycopg.adapt import PyFormat
+from psycopg.generators import execute as _execute_gen
+from psycopg.types.datetime import TimestamptzLoader
+from psycopg.types.numeric import Int8BinaryDumper
+
+TIMESTAMPTZ_OID = 1184
+_TEXT = pq.Format.TEXT
+_PARAM = re.compile(r"%\((\w+)\)s")
+
+#: the declared types whose parameters go in binary, with their oids (psycopg's binary dumper of ``int`` on these
+#: connections, ``bool``, an aware ``datetime``, a ``date`` give exactly these); every other type goes as text
+BINARY_TYPES = {"bigint": 20, "boolean": 16, "timestamptz": 1184, "date": 1082}
+
+
+class PreparedSQL(str):
+    """A hot statement's ``EXECUTE name(%(a)s, ...)`` text (what Django, its wrappers and the tests see), with what the
+    cursor binds it by: the prepared statement's ``name``, the parameters' names in their ``$n`` order, the format
+    of each, the (position, oid) of those sent in binary, and the statement's plain ``sql`` (run when a value is not
+    of its declared type)."""
+
+    name: bytes
+    sql: str
+    order: tuple[str, ...]
+    formats: tuple[PyFormat, ...]
+    binary: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def of(cls, name: str, execute_sql: str, sql: str, declared: dict[str, str]) -> PreparedSQL:
+        """``declared``: the PREPARE's type of each parameter by name (``execute_sql`` lists them in ``$n`` order)."""
+        order = tuple(_PARAM.findall(execute_sql))
+        out = cls(execute_sql)
+        out.name, out.sql, out.order = name.encode(), sql, order
+        out.formats = tuple(PyFormat.BINARY if declared[n] in BINARY_TYPES else PyFormat.TEXT for n in order)
+        out.binary = tuple((i, BINARY_TYPES[declared[n]]) for i, n in enumerate(order) if declared[n] in BINARY_TYPES)
+        return out
+
+
+class _AsText(Exception):
+    """A parameter's value is not of its declared type in binary: the statement runs as its plain text."""
+
+
+class PlatformCursor(DjangoCursor):  # type: ignore[misc]  # Django's psycopg 3 cursor is untyped
+    """Django's client-side binding cursor, which runs a :class:`PreparedSQL` as Bind/Execute of its prepared form."""
+
+    def execute(
+        self, query: Any, params: Any = None, *, prepare: bool | None = None, binary: bool | None = None
+    ) -> Any:
+        if type(query) is PreparedSQL:
+            conn = self._conn
+            try:
+                with conn.lock:
+                    conn.wait(self._prepared_gen(query, params))
+            except psycopg.errors._NO_TRACEBACK as ex:  # psycopg's own execute does the same
+                raise ex.with_traceback(None) from None
+            except _AsText:  # nothing was sent
+                return super().execute(query.sql, params)
+            return self
+        return super().execute(query, params, prepare=prepare, binary=binary)
+
+    def _prepared_gen(self, query: PreparedSQL, params: Any) -> Any:
+        """psycopg's ``_execute_gen`` with the prepared statement ``query.name`` bound instead of a query sent."""
+        yield from self._start_query(query)
+        tx = self._tx
+        values = [params[n] for n in query.order]
+        dumped = tx.dump_sequence(values, query.formats)
+        types = tx.types
+        for i, oid in query.binary:
+            if types[i] != oid and values[i] is not None:  # a float for a bigint, a naive datetime...: not the type
+                raise _AsText
+        self._pgconn.send_query_prepared(query.name, dumped, param_formats=tx.formats, result_format=_TEXT)
+        results = yield from _execute_gen(self._pgconn)
+        self._check_results(results)
+        self._set_results(results)
+        self._last_query = query  # the next call of the same statement keeps the transformer (its dumpers)
+
+
+def internals_present() -> bool:
+    """Whether the psycopg internals :class:`PlatformCursor` calls are there (the module docstring)."""
+    cursor_parts = ("_start_query", "_check_results", "_set_results", "_last_query", "_tx", "_pgconn", "_conn")
+    return (
+        all(hasattr(psycopg.Cursor, p) or p in getattr(psycopg.Cursor, "__slots__", ()) for p in cursor_parts[:3])
+        and hasattr(psycopg.Connection, "wait")
+        and hasattr(pq.PGconn, "send_query_prepared")
+        and hasattr(psycopg.errors, "_NO_TRACEBACK")
+    )
+
+
+def configure(connection: psycopg.Connection[Any], utc: bool) -> None:
+    """A new connection: a binary ``int`` is always a bigint (psycopg's own picks int2/int4/int8 by value, which a
+    prepared ``bigint`` parameter would refuse); where its time zone is UTC (Django sets it), psycopg's own C
+    ``timestamptz`` loader, which gives ``datetime.UTC`` datetimes as Django's Python one does."""
+    connection.adapters.register_dumper(int, Int8BinaryDumper)
+    if utc:
+        connection.adapters.register_loader("timestamptz", TimestamptzLoader)
