@@ -136,7 +136,7 @@ def _run_sql(prepared: tuple[str, str, str], sql: str, params: Mapping[str, type
     if not pname or not BOUND:
         return execute_sql
     declared = {n: _pg_type(params.get(n)) for n in _PARAM.findall(sql)}
-    return PreparedSQL.of(pname, execute_sql, sql, declared)
+    return PreparedSQL.of(pname, execute_sql, declared)
 
 
 def _prepared_forms(name: str, sql: str, params: Mapping[str, type | tuple[type, ...]]) -> tuple[str, str, str]:

@@ -17,7 +17,7 @@ import pytest
 from django.core.management import call_command
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import NOT_PROVIDED, Model
-from psycopg2.extras import Json  # type: ignore[import-untyped]
+from psycopg.types.json import Json
 
 import accounts.sql
 import games.sql
@@ -75,6 +75,8 @@ ALLOWED = {
     "core/views.py": "the health check's SELECT 1",
     "core/audit.py": "the security-event window counter on the side connection",
     "core/sql.py": "the registry's own advisory lock",
+    "core/pgbackend/base.py": "the backend's create_cursor: the driver's cursor (no SQL)",
+    "core/pgbackend/prepared.py": "the cursor's own execute: a hot statement bound, else Django's (no SQL of its own)",
     "aml/services/lists.py": "an advisory lock serialising the imports of one list source",
     "complaints/services.py": "nextval of the complaints' reference sequence",
     "limits/reconcile.py": "the verification SQL is the independent proof (limits_reconcile)",

@@ -85,7 +85,7 @@ def loads_bytes(data: Any) -> Any:
     return json.loads(data)
 
 
-class FastJsonLoader(JsonLoader):  # type: ignore[misc]  # psycopg's loader's load is typed for its own loads
+class FastJsonLoader(JsonLoader):
     """psycopg's loader of ``json`` with :func:`loads_bytes`."""
 
     def load(self, data: Any) -> Any:
@@ -149,7 +149,7 @@ class JsonOperations(DatabaseOperations):
             return FastJsonb(value)
         return super().adapt_json_value(value, encoder)
 
-    def last_executed_query(self, cursor: Any, sql: Any, params: Any) -> str | None:
+    def last_executed_query(self, cursor: Any, sql: Any, params: Any) -> str:
         if type(sql) is PreparedSQL:
             return str(self.compose_sql(str(sql), params))
-        return super().last_executed_query(cursor, sql, params)  # type: ignore[no-any-return]
+        return super().last_executed_query(cursor, sql, params)

@@ -9,8 +9,8 @@ reads a text value with its declared type's input function, as it reads a litera
 with that type's receive function; so a parameter goes in binary only where psycopg's binary dumper of the value's
 Python type gives exactly the declared type (bigint, boolean, timestamptz, date), and as text otherwise. A value whose
 binary type is not the declared one (a naive datetime for a ``timestamptz``, a ``str`` for a ``bigint``) makes the
-whole statement run as its plain text through Django's client-side binding, as a statement without a prepared form
-does (:class:`PlatformCursor`).
+statement run as its ``EXECUTE name(literal, ...)`` text through Django's client-side binding, where the server
+coerces each literal to the declared type as before (:class:`PlatformCursor`).
 
 What Django and the tests see does not change: a :class:`PreparedSQL` is a ``str`` whose text is the ``EXECUTE``
 form (``EXECUTE hot_...(%(a)s, ...)``); an execute wrapper, a ``CaptureQueriesContext`` (``JsonOperations.
@@ -47,28 +47,26 @@ BINARY_TYPES = {"bigint": 20, "boolean": 16, "timestamptz": 1184, "date": 1082}
 class PreparedSQL(str):
     """A hot statement's ``EXECUTE name(%(a)s, ...)`` text (what Django, its wrappers and the tests see), with what the
     cursor binds it by: the prepared statement's ``name``, the parameters' names in their ``$n`` order, the format
-    of each, the (position, oid) of those sent in binary, and the statement's plain ``sql`` (run when a value is not
-    of its declared type)."""
+    of each, and the (position, oid) of those sent in binary."""
 
     name: bytes
-    sql: str
     order: tuple[str, ...]
     formats: tuple[PyFormat, ...]
     binary: tuple[tuple[int, int], ...]
 
     @classmethod
-    def of(cls, name: str, execute_sql: str, sql: str, declared: dict[str, str]) -> PreparedSQL:
+    def of(cls, name: str, execute_sql: str, declared: dict[str, str]) -> PreparedSQL:
         """``declared``: the PREPARE's type of each parameter by name (``execute_sql`` lists them in ``$n`` order)."""
         order = tuple(_PARAM.findall(execute_sql))
         out = cls(execute_sql)
-        out.name, out.sql, out.order = name.encode(), sql, order
+        out.name, out.order = name.encode(), order
         out.formats = tuple(PyFormat.BINARY if declared[n] in BINARY_TYPES else PyFormat.TEXT for n in order)
         out.binary = tuple((i, BINARY_TYPES[declared[n]]) for i, n in enumerate(order) if declared[n] in BINARY_TYPES)
         return out
 
 
 class _AsText(Exception):
-    """A parameter's value is not of its declared type in binary: the statement runs as its plain text."""
+    """A parameter's value is not of its declared type in binary: the statement runs as its ``EXECUTE`` text."""
 
 
 class PlatformCursor(DjangoCursor):  # type: ignore[misc]  # Django's psycopg 3 cursor is untyped
@@ -84,8 +82,8 @@ class PlatformCursor(DjangoCursor):  # type: ignore[misc]  # Django's psycopg 3 
                     conn.wait(self._prepared_gen(query, params))
             except psycopg.errors._NO_TRACEBACK as ex:  # psycopg's own execute does the same
                 raise ex.with_traceback(None) from None
-            except _AsText:  # nothing was sent
-                return super().execute(query.sql, params)
+            except _AsText:  # nothing was sent: the EXECUTE text, each literal coerced by the server
+                return super().execute(str(query), params)
             return self
         return super().execute(query, params, prepare=prepare, binary=binary)
 
@@ -106,11 +104,15 @@ class PlatformCursor(DjangoCursor):  # type: ignore[misc]  # Django's psycopg 3 
         self._last_query = query  # the next call of the same statement keeps the transformer (its dumpers)
 
 
+#: the cursor's private members :class:`PlatformCursor` uses: its query generator's parts and its state
+CURSOR_MEMBERS = ("_start_query", "_check_results", "_set_results", "_tx", "_pgconn", "_conn", "_last_query")
+
+
 def internals_present() -> bool:
-    """Whether the psycopg internals :class:`PlatformCursor` calls are there (the module docstring)."""
-    cursor_parts = ("_start_query", "_check_results", "_set_results", "_last_query", "_tx", "_pgconn", "_conn")
+    """Whether the psycopg internals :class:`PlatformCursor` uses are there (the module docstring)."""
+    slots = {s for k in psycopg.Cursor.__mro__ for s in getattr(k, "__slots__", ())}
     return (
-        all(hasattr(psycopg.Cursor, p) or p in getattr(psycopg.Cursor, "__slots__", ()) for p in cursor_parts[:3])
+        all(hasattr(psycopg.Cursor, m) or m in slots for m in CURSOR_MEMBERS)
         and hasattr(psycopg.Connection, "wait")
         and hasattr(pq.PGconn, "send_query_prepared")
         and hasattr(psycopg.errors, "_NO_TRACEBACK")

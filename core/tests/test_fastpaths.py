@@ -6,18 +6,14 @@ the library changes so that the patch no longer applies (or is no longer needed)
 from __future__ import annotations
 
 import asyncio
-import codecs
-import enum
 import functools
 import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
-import psycopg2  # type: ignore[import-untyped]  # no stubs installed
 import pytest
 from asgiref.local import Local
 from django.conf import LazySettings, settings
@@ -297,69 +293,6 @@ def test_the_only_difference_is_hasattr_of_lazy_objects_operator_proxies():
         len(lazy)
 
 
-# 4. psycopg2 -----------------------------------------------------------------------------------------------------
-
-
-class _Level(enum.IntEnum):
-    LOW = 1
-    HIGH = 2
-
-
-_VALUES: list[Any] = [
-    0,
-    1,
-    -1,
-    2**31,
-    -(2**63),
-    2**70,
-    True,
-    False,
-    _Level.HIGH,
-    [1, 2, -3],
-    [True, False],
-    (1, 2),
-    [[1, 2], [3, 4]],
-    None,
-]
-
-
-def test_ints_and_bools_are_quoted_byte_for_byte_as_psycopg2s_own_adapters(db):
-    """``mogrify`` with the adapters installed and with psycopg2's own gives the same bytes."""
-    adapters, quote = psycopg2.extensions.adapters, psycopg2.extensions.ISQLQuote
-    assert adapters[(int, quote)] is fastpaths.PreparedInt
-    assert adapters[(bool, quote)] is fastpaths.PreparedBoolean
-    connection.ensure_connection()
-    raw = connection.connection
-    with raw.cursor() as cur:
-        ours = [cur.mogrify("SELECT %s", [v]) for v in _VALUES]
-        saved = dict(adapters)
-        try:
-            adapters[(int, quote)], adapters[(bool, quote)] = psycopg2.extensions.Int, psycopg2.extensions.Boolean
-            for (cls, proto), adapter in saved.items():
-                if adapter in (fastpaths.PreparedInt, fastpaths.PreparedBoolean):
-                    adapters[(cls, proto)] = adapter.__mro__[1]
-            theirs = [cur.mogrify("SELECT %s", [v]) for v in _VALUES]
-        finally:
-            adapters.clear()
-            adapters.update(saved)
-    assert ours == theirs
-    assert fastpaths.PreparedAsIs("'x'::text").getquoted() == psycopg2.extensions.AsIs("'x'::text").getquoted()
-
-
-def test_psycopg2s_own_int_bool_and_asis_adapters_still_have_no_prepare():
-    """psycopg2 looks ``prepare`` up on every adapted value; its Int, Boolean and AsIs have none (the formatted
-    AttributeError the subclasses avoid). Fails when psycopg2 gives them one (the subclasses are then not needed)
-    or stops calling ``prepare`` with the connection."""
-    for adapter in (psycopg2.extensions.Int, psycopg2.extensions.Boolean, psycopg2.extensions.AsIs):
-        assert not hasattr(adapter(1), "prepare")
-    for ours in (fastpaths.PreparedInt, fastpaths.PreparedBoolean, fastpaths.PreparedAsIs):
-        adapted: Any = ours(1)
-        assert adapted.prepare(connection) is not None
-    # fail on the old code: an int, a bool and a UTC datetime (core.pgbackend.base's kept text) adapted with one
-    for value in (1, True, datetime(2026, 12, 7, 8, 0, 0, 1, tzinfo=UTC)):
-        assert hasattr(psycopg2.extensions.adapt(value), "prepare"), value
-
-
 # 5. lazy regular expressions ---------------------------------------------------------------------------------------
 
 
@@ -380,95 +313,6 @@ def test_the_hot_lazy_regexes_are_compiled_patterns_that_match_as_djangos():
 
 def _found(match: re.Match[str] | None) -> Any:
     return None if match is None else (match.span(), match.groups())
-
-
-# 6. psycopg2's decoder of names --------------------------------------------------------------------------------------
-
-_UTF8_SAMPLES = [
-    b"",
-    b"id",
-    "žluťoučký kůň".encode(),
-    "\U0001f600 \u2028 \x00x".encode(),
-    "\ud7ff\ue000\uffff\U0010ffff".encode(),
-    # every single byte but a lone lead byte (0xc2-0xf4: an incomplete sequence, the one difference, tested below):
-    # ASCII decodes, the rest is refused
-    *(bytes([b]) for b in range(256) if not 0xC2 <= b <= 0xF4),
-    b"a\xffb",  # invalid in the middle
-    b"\xed\xa0\x80",  # a surrogate written in UTF-8 (refused by both)
-    b"\xc0\xaf",  # an overlong form (refused by both)
-]
-
-
-def _decoded(decode: Callable[[bytes], tuple[str, int]], data: bytes) -> tuple[str, object]:
-    try:
-        return "value", decode(data)
-    except UnicodeDecodeError as exc:
-        return "error", (exc.reason, exc.start, exc.end)
-
-
-@pytest.mark.parametrize("data", _UTF8_SAMPLES, ids=repr)
-def test_the_c_decoder_decodes_whole_strings_as_pythons_utf_8_decoder(data):
-    ours = codecs.lookup(fastpaths.TEXT_CODEC)
-    assert _decoded(ours.decode, data) == _decoded(codecs.getdecoder("utf_8"), data)
-    if data.isascii() or _decoded(ours.decode, data)[0] == "value":
-        assert ours.encode(data.decode("utf-8"))[0] == data  # and encodes as utf_8 does
-
-
-def test_the_only_difference_is_an_incomplete_sequence_at_the_end():
-    """What the module's docstring says: without ``final`` the C decoder stops before a truncated last character,
-    Python's raises; psycopg2 never hands it one (whole NUL-terminated strings the server wrote in UTF-8)."""
-    ours = codecs.lookup(fastpaths.TEXT_CODEC).decode
-    cases = [(bytes([lead]), ("", 0)) for lead in range(0xC2, 0xF5)]
-    cases += [("ž".encode()[:1], ("", 0)), (b"ab" + "\U0001f600".encode()[:3], ("ab", 2))]
-    for data, kept in cases:
-        assert ours(data) == kept
-        with pytest.raises(UnicodeDecodeError):
-            codecs.getdecoder("utf_8")(data)
-
-
-def test_psycopg2_decodes_column_names_with_the_c_decoder(db):
-    """A new connection's column names, status message and an error's text come through it without a Python frame of
-    ``encodings.utf_8`` (fails on the old code: ~110 such calls a round), and read as before."""
-    assert psycopg2.extensions.encodings["UTF8"] == fastpaths.TEXT_CODEC
-    calls: list[str] = []
-
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code.co_filename.endswith(("encodings/utf_8.py", "encodings\\utf_8.py")):
-            calls.append(frame.f_code.co_name)
-
-    raw = connection.get_new_connection(connection.get_connection_params())
-    try:
-        with raw.cursor() as cur:
-            previous = sys.getprofile()
-            sys.setprofile(profile)
-            try:
-                cur.execute('SELECT 1 AS "žluťoučký", 2 AS id')
-                names = [d.name for d in cur.description]
-                status = cur.statusmessage
-                with pytest.raises(psycopg2.Error) as refused:
-                    cur.execute('SELECT "kůň_neexistuje"')
-            finally:
-                sys.setprofile(previous)
-    finally:
-        raw.close()
-    assert names == ["žluťoučký", "id"] and status == "SELECT 1"
-    assert "kůň_neexistuje" in str(refused.value)
-    assert calls == []
-
-
-def test_psycopg2_still_maps_utf8_to_pythons_utf_8_module_before_the_patch():
-    """The patch applies only while psycopg2 maps PostgreSQL's UTF8 to ``utf_8`` and that codec's decoder is the
-    Python function of ``encodings.utf_8``; with the mapping put back, ``install`` finds both again (fails when the
-    library changes, so the patch would no longer apply)."""
-    encodings = psycopg2.extensions.encodings
-    saved = encodings["UTF8"]
-    try:
-        encodings["UTF8"] = "utf_8"
-        assert codecs.getdecoder("utf_8").__module__ == "encodings.utf_8"
-        assert fastpaths.install_psycopg_text_decoder() is True
-        assert encodings["UTF8"] == fastpaths.TEXT_CODEC
-    finally:
-        encodings["UTF8"] = saved
 
 
 # 7. connections.all(initialized_only=True) ----------------------------------------------------------------------

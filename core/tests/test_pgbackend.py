@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import nullcontext
 from typing import Any, cast
 
-import psycopg2  # type: ignore[import-untyped]  # no stubs installed
+import psycopg
 import pytest
 from django.db import connection as default_connection
 
@@ -21,18 +21,17 @@ connection = cast(DatabaseWrapper, default_connection)
 
 
 @pytest.fixture
-def observer() -> Iterator[psycopg2.extensions.cursor]:
+def observer() -> Iterator[psycopg.Cursor[Any]]:
     """A second connection of the test's own, to watch and end the tested one's backend."""
-    raw = psycopg2.connect(**connection.get_connection_params())
-    raw.autocommit = True
-    with raw.cursor() as cur:
+    with psycopg.connect(**connection.get_connection_params(), autocommit=True) as raw, raw.cursor() as cur:
         yield cur
-    raw.close()
 
 
-def _last_statement(observer: psycopg2.extensions.cursor, pid: int) -> str:
+def _last_statement(observer: psycopg.Cursor[Any], pid: int) -> str:
     observer.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", [pid])
-    return str(observer.fetchone()[0])
+    row = observer.fetchone()
+    assert row is not None
+    return str(row[0])
 
 
 def _backend() -> int:
@@ -88,26 +87,18 @@ def test_inside_a_transaction_the_check_is_django_s_own_statement(observer):
             cur.execute("ROLLBACK")
 
 
-def test_every_enumeration_of_the_models_is_adapted_by_its_exact_type_and_sent_as_its_value() -> None:
+def test_every_enumeration_of_the_models_is_sent_as_its_value() -> None:
     from django.apps import apps
     from django.db.models import Choices
 
-    from core.pgbackend.base import register_enum_adapters
-
-    connection.close()
-    connection.ensure_connection()  # a new connection registers them
     assert apps.ready
     enums: set[Any] = {c for c in _subclasses(Choices) if issubclass(c, (str, int))}
     assert len(enums) > 50  # the models' choices: accounts alone declares 26
-    quote = psycopg2.extensions.ISQLQuote
-    assert [c for c in enums if (c, quote) not in psycopg2.extensions.adapters] == []
-    assert register_enum_adapters() == 0  # nothing left to add
-    with connection.cursor() as cur:
-        raw = cur.cursor
-        for cls in sorted(enums, key=lambda c: c.__qualname__):
-            for member in cls:
-                plain = member.value if not isinstance(member.value, bool) else int(member.value)
-                assert raw.mogrify("%s", [member]) == raw.mogrify("%s", [plain]), (cls, member)
+    for cls in sorted(enums, key=lambda c: c.__qualname__):
+        for member in cls:
+            plain = member.value if not isinstance(member.value, bool) else int(member.value)
+            sent = connection.ops.compose_sql("%s", [member])
+            assert sent == connection.ops.compose_sql("%s", [plain]), (cls, member, sent)
 
 
 def _subclasses(cls: type) -> set[type]:
@@ -118,46 +109,39 @@ def _subclasses(cls: type) -> set[type]:
     return out
 
 
-def test_a_utc_datetime_is_quoted_as_psycopg2_quotes_it_once_per_value_and_any_other_datetime_by_psycopg2() -> None:
-    from datetime import UTC, datetime, timedelta, timezone
-    from zoneinfo import ZoneInfo
+def test_timestamptz_is_read_by_psycopgs_loader_as_djangos_reads_it_and_named_cursors_get_djangos_back() -> None:
+    """A UTC connection reads ``timestamptz`` with psycopg's C loader: the same ``datetime`` in ``datetime.UTC`` that
+    Django's loader gives, for every instant; a named (server-side) cursor gets Django's loader back first."""
+    from datetime import UTC, datetime, timedelta
 
-    from core.pgbackend.base import _PSYCOPG_DATETIME, _utc_text
+    from django.db.backends.postgresql.psycopg_any import register_tzloader  # type: ignore[import-untyped]
+    from psycopg.types.datetime import TimestamptzLoader
 
     connection.close()
-    connection.ensure_connection()  # a new connection registers the adapter
-    prague = ZoneInfo("Europe/Prague")
-    ambiguous = datetime(2026, 10, 25, 2, 30, tzinfo=prague)  # the hour the clocks go back: fold 0 and 1
-    values = [
-        datetime(2026, 12, 7, 5, 40, 1, 123456, tzinfo=UTC),
-        datetime(2026, 12, 7, 5, 40, 1, tzinfo=UTC),  # no microseconds: isoformat leaves them out
-        datetime(1, 1, 1, tzinfo=UTC),
-        datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
-        datetime(2026, 12, 7, 6, 40, 1, 123456, tzinfo=timezone(timedelta(hours=1))),  # the first one's instant
-        ambiguous,
-        ambiguous.replace(fold=1),  # equal to the fold-0 one (same zone), an hour later as an instant
-        datetime(2026, 12, 7, 5, 40, 1),  # noqa: DTZ001  # naive: timestamp, not timestamptz
-    ]
-    with connection.cursor() as cur:
-        raw = cur.cursor
-        sent = [raw.mogrify("%s", [v]) for v in values]
-        assert sent == [_PSYCOPG_DATETIME(v).getquoted() for v in values]
-        assert len(set(sent)) == len(values)  # the +01:00 one and the fold-1 one are not given another's text
-        assert sent[0] == b"'2026-12-07T05:40:01.123456+00:00'::timestamptz"
-        assert raw.mogrify("%s", [values[0].replace()]) == sent[0]  # an equal value again: the same text
-        for v in values:
-            cur.execute("SELECT %s", [v])
-            got = cur.fetchone()[0]
-            # the instant for an aware value (Python compares an ambiguous time with another zone's as unequal)
-            assert (got.timestamp() if got.tzinfo else got) == (v.timestamp() if v.tzinfo else v), v
+    connection.ensure_connection()
+    raw = connection.connection
     rng = random.Random(36)
-    for _ in range(2000):  # psycopg2's text, written by core.pgbackend itself: every field, with and without micros
-        v = datetime(1, 1, 1, tzinfo=UTC) + timedelta(microseconds=rng.randrange(315_537_897_600_000_000))
-        v = v.replace(microsecond=0) if rng.random() < 0.3 else v
-        assert _utc_text(v).encode() == _PSYCOPG_DATETIME(v).getquoted(), v
-    utc = values[0]
-    assert psycopg2.extensions.adapt(utc) is psycopg2.extensions.adapt(utc.replace())  # quoted once, kept
-    assert psycopg2.extensions.adapt(ambiguous) is not psycopg2.extensions.adapt(ambiguous)  # not kept
+    values = [datetime(1, 1, 1, tzinfo=UTC), datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)]
+    values += [
+        datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=rng.randrange(-(10**16), 10**17)) for _ in range(300)
+    ]
+    query = "SELECT v FROM unnest(%s::timestamptz[]) AS v"
+    loader = raw.adapters.get_loader(1184, psycopg.pq.Format.TEXT)
+    assert loader.__name__ == TimestamptzLoader.__name__ and not hasattr(loader, "timezone")  # psycopg's (C) own
+    with connection.cursor() as cur:
+        cur.execute(query, [values])
+        ours = [r[0] for r in cur.fetchall()]
+    with raw.cursor() as plain:
+        register_tzloader(UTC, plain)  # Django's own loader on this cursor only
+        plain.execute(query, [values])
+        djangos = [r[0] for r in plain.fetchall()]
+    assert ours == djangos == values
+    assert all(v.tzinfo is UTC for v in ours + djangos)
+    with connection.chunked_cursor() as named:  # a server-side cursor: Django's create_cursor with its loader
+        named.execute("SELECT now() FROM generate_series(1, 3)")
+        assert all(r[0].tzinfo is UTC for r in named.fetchall())
+    assert hasattr(raw.adapters.get_loader(1184, psycopg.pq.Format.TEXT), "timezone")  # Django's, back
+    connection.close()
 
 
 def test_cursors_fetch_through_members_of_their_class_with_django_s_errors() -> None:
@@ -174,6 +158,6 @@ def test_cursors_fetch_through_members_of_their_class_with_django_s_errors() -> 
             assert cur.fetchone() == (1, 2)
             assert cur.fetchmany(2) == [(2, 4), (3, 6)]
             assert cur.fetchall() == [(4, 8)]
-            cur.execute("DO $$ BEGIN END $$")  # no result to fetch: psycopg2's error, as Django's
-            with pytest.raises(django.db.ProgrammingError, match="no results to fetch"):
+            cur.execute("DO $$ BEGIN END $$")  # no result to fetch: psycopg's error, as Django's
+            with pytest.raises(django.db.ProgrammingError, match="didn.t produce records"):
                 cur.fetchone()

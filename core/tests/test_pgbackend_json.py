@@ -10,6 +10,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+import psycopg
 import pytest
 from django.db import Error as DatabaseError
 from django.db import connection, transaction
@@ -17,7 +18,7 @@ from django.db.backends.postgresql.psycopg_any import Jsonb  # type: ignore[impo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.pgbackend.json import FastJsonb, loads
+from core.pgbackend.json import FastJsonb, FastJsonLoader, loads
 from core.tests.test_json_copy import Colour, Items, Level, Number, Plain, Real, Text, typed
 
 
@@ -114,7 +115,7 @@ def test_the_connection_parses_json_columns_with_it():
         assert obj["n"] == 2 and obj["f"] == 0.5 and isinstance(obj["at"], str)
         assert null is None and array == [[1, 2], {"x": None}]
         assert long_fraction == json.loads("123456789012345678901234567890.5")
-        assert cur.cursor.connection.string_types[114].name == "JSON"  # registered on this connection
+        assert cur.cursor.adapters.get_loader(114, psycopg.pq.Format.TEXT) is FastJsonLoader  # this connection's
 
 
 # --- parameters: FastJsonb against Django's Jsonb, compared by what PostgreSQL keeps ----------------------------------
@@ -130,7 +131,7 @@ def stored(adapter: Any) -> tuple[str, Any]:
             cur.execute("SELECT (%s)::text", [adapter])
             return "stored", cur.fetchone()[0]
     except DatabaseError as exc:  # the server's refusal, wrapped by Django
-        return "refused", getattr(exc.__cause__, "pgcode", None)
+        return "refused", getattr(exc.__cause__, "sqlstate", None)
     except (TypeError, ValueError) as exc:  # the encoder's own errors
         return "error", (type(exc), str(exc))
 
@@ -207,19 +208,17 @@ def test_json_fields_without_an_encoder_get_it_and_plain_values_take_orjson():
     assert type(connection.ops.adapt_json_value({"a": 1}, None)) is FastJsonb
     assert type(connection.ops.adapt_json_value({"a": 1}, DjangoJSONEncoder)) is Jsonb
     with connection.cursor() as cur:
-        sent = cur.mogrify("SELECT %s", [FastJsonb({"status": Colour.RED, "name": "ř"})])
-    assert sent == 'SELECT \'{"status":"red","name":"ř"}\'::jsonb'.encode()
+        sent = cur.cursor.mogrify("SELECT %s", [FastJsonb({"status": Colour.RED, "name": "ř"})])
+    assert sent == 'SELECT \'{"status":"red","name":"ř"}\'::jsonb'
 
 
 @pytest.mark.django_db
-def test_a_fast_jsonb_is_its_own_adapter_and_is_sent_as_before():
-    """Registered as its own adapter (no failed ``ISQLQuote.__adapt__`` lookup before ``__conform__``): psycopg2's
-    ``adapt`` gives the value itself, what ``__conform__`` gave, and the text sent is the same."""
-    import psycopg2.extensions  # type: ignore[import-untyped]  # no stubs installed
-
+def test_a_fast_jsonb_is_sent_as_orjsons_text_and_in_binary_as_jsonb():
+    """Quoted client-side (the ORM) and dumped in binary (a hot statement's bound parameter), the value is orjson's
+    text as ``jsonb``."""
     value = FastJsonb({"a": [1, "ř"]})
-    assert psycopg2.extensions.adapters[(FastJsonb, psycopg2.extensions.ISQLQuote)] is not None
-    assert psycopg2.extensions.adapt(value) is value
-    assert value.__conform__(psycopg2.extensions.ISQLQuote) is value  # the path it replaces gave the same object
     with connection.cursor() as cur:
-        assert cur.mogrify("SELECT %s", [value]) == 'SELECT \'{"a":[1,"ř"]}\'::jsonb'.encode()
+        assert cur.cursor.mogrify("SELECT %s", [value]) == 'SELECT \'{"a":[1,"ř"]}\'::jsonb'
+        tx = cur.cursor._tx
+        dumper = tx.get_dumper(value, psycopg.adapt.PyFormat.BINARY)
+        assert dumper.oid == 3802 and bytes(dumper.dump(value)) == b"\x01" + '{"a":[1,"ř"]}'.encode()
