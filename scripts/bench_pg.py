@@ -174,8 +174,9 @@ def statements_enable(server: Any, database: str) -> bool:
 def statements_top(server: Any, database: str, rounds: int, n: int = 12) -> tuple[float, list[str]]:
     """(the database's planning + execution ms per settled round, the top ``n`` statements by that total, each with
     its calls and ms per round, its mean and the mean's planning part) since the last reset. ``track_planning`` is on in
-    the private cluster: every
-    statement is planned anew (psycopg2 sends its parameters inline), so planning is part of a round's price."""
+    the private cluster: a statement Django's psycopg 3 cursor sends with its parameters bound client-side (into the
+    text) is planned anew on every call, a prepared hot statement once per connection, so planning is part of a
+    round's price."""
     rows = server.sql(
         "SELECT calls, round((total_exec_time + total_plan_time)::numeric, 1), "
         "round(((total_exec_time + total_plan_time) / GREATEST(calls, 1))::numeric, 3), "

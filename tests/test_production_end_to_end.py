@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import psycopg2  # type: ignore[import-untyped]
+import psycopg
 import pytest
 import requests
 from django_otp.oath import totp
@@ -293,13 +293,11 @@ def _database(name: str, *, create: bool = True) -> str:
     """A database of its own on the server of ``DATABASE_URL`` (made afresh; ``create=False`` drops it), and its URL:
     the same server, a host and port or a Unix socket's directory (the embedded server's ``?host=<directory>``)."""
     parts = urlsplit(os.environ["DATABASE_URL"])  # config/pytest_env.py sets it (the embedded server's when unset)
-    admin = psycopg2.connect(parts._replace(scheme="postgresql", path="/postgres").geturl())  # libpq reads the URL
-    admin.autocommit = True
-    with admin.cursor() as cur:
+    admin_url = parts._replace(scheme="postgresql", path="/postgres").geturl()  # libpq reads the URL
+    with psycopg.connect(admin_url, autocommit=True) as admin, admin.cursor() as cur:  # closed at the block's end
         cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         if create:
             cur.execute(f'CREATE DATABASE "{name}"')
-    admin.close()
     return parts._replace(path=f"/{name}").geturl()
 
 

@@ -206,7 +206,7 @@ REFERENCE_CONSTRAINT = next(
 
 
 def is_reference_conflict(exc: IntegrityError) -> bool:
-    """Whether this IntegrityError is the unique (kind, reference) of a ledger transaction (psycopg2's
+    """Whether this IntegrityError is the unique (kind, reference) of a ledger transaction (psycopg's
     ``diag.constraint_name``); a balance, zero-sum or debt check is not."""
     diag = getattr(exc.__cause__, "diag", None)
     return getattr(diag, "constraint_name", None) == REFERENCE_CONSTRAINT

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import psycopg
 import pytest
 import time_machine
 from django.core import mail
@@ -251,7 +252,6 @@ def test_the_celery_task_runs_the_sweeper_and_beat_runs_it_every_ten_minutes(ope
 def test_a_notice_is_sent_while_another_transaction_holds_its_complaint(open_complaint, supervisor):
     """Sending locks the notice's row only: a sweeper or a staff action holding the complaint's row (CI's two-worker
     failure: one reminder of five left unsent until the retry) does not make the send skip the notice."""
-    import psycopg2  # type: ignore[import-untyped]  # no stubs installed
     from django.db import connection
 
     from complaints import notify
@@ -266,7 +266,10 @@ def test_a_notice_is_sent_while_another_transaction_holds_its_complaint(open_com
         body="x",
         created_at=clock.now(),
     )
-    other = psycopg2.connect(**connection.get_connection_params())
+    # a plain second connection to the same database: Django's libpq parameters, without the psycopg objects it adds
+    # for its own connections (its cursor class, its adapters' context, the prepare threshold)
+    libpq = {option.keyword.decode() for option in psycopg.pq.Conninfo.get_defaults()}
+    other = psycopg.connect(**{k: v for k, v in connection.get_connection_params().items() if k in libpq})
     try:
         with other.cursor() as cur:
             cur.execute("SELECT id FROM complaints_complaint WHERE id = %s FOR NO KEY UPDATE", [open_complaint.pk])

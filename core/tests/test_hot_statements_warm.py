@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from django.db import DEFAULT_DB_ALIAS, connections
+from psycopg import pq
 
 from core import sql
 
@@ -29,7 +30,8 @@ def test_warming_builds_the_plan_of_every_prepared_hot_statement():
         assert sql.warm_hot_statements(fresh) == len(prepared)
         plans = _plans(fresh)
         assert all(plans[name] == 1 for name in prepared), {n: plans[n] for n in prepared if plans[n] != 1}
-        assert fresh.connection.info.transaction_status == 0  # idle: EXPLAIN ran nothing and left no transaction
+        # idle: EXPLAIN ran nothing and left no transaction
+        assert fresh.connection.info.transaction_status == pq.TransactionStatus.IDLE
     finally:
         fresh.close()
 

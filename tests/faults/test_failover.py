@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import psycopg2  # type: ignore[import-untyped]  # no stubs installed
+import psycopg
 import pytest
 
 from tests.faults.harness import Gunicorn, Worker, _transport_options, request
@@ -76,22 +76,22 @@ def _manage(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess
 def _writable_elsewhere(url: str, killed_port: int) -> bool:
     """A member other than the killed one accepts a write through the multi-host URL."""
     try:
-        with psycopg2.connect(url.replace("connect_timeout=2", "connect_timeout=1")) as conn, conn.cursor() as cur:
+        # psycopg 3's connection block closes the connection at its end
+        with psycopg.connect(url.replace("connect_timeout=2", "connect_timeout=1")) as conn, conn.cursor() as cur:
             cur.execute("SELECT NOT pg_is_in_recovery(), inet_server_port()")
-            writable, port = cur.fetchone()
+            row = cur.fetchone()
+            assert row is not None  # a SELECT without FROM: one row
+            writable, port = row
             conn.rollback()
-        conn.close()
         return bool(writable) and port != killed_port
-    except psycopg2.Error:
+    except psycopg.Error:
         return False
 
 
 def _rows(url: str, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
-    with psycopg2.connect(url) as conn, conn.cursor() as cur:
+    with psycopg.connect(url) as conn, conn.cursor() as cur:  # closed at the block's end
         cur.execute(sql, params)
-        rows = cur.fetchall()
-    conn.close()
-    return rows
+        return cur.fetchall()
 
 
 def _rounds_exactly_once(url: str, record: LoadRecord, player_ids: list[int]) -> dict[str, int]:

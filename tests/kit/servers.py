@@ -40,6 +40,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import psycopg
+
 POSTGRES_BIN_ROOT = Path("/usr/lib/postgresql")  # Debian's /usr/lib/postgresql/<major>/bin
 SERVER_TOOLS = ("initdb", "pg_ctl", "pg_basebackup", "pg_dump", "psql")
 SYSTEM_USER = "postgres"  # who runs the servers when we are root
@@ -193,7 +195,7 @@ class PgBouncer:
                 # session mode only (server_reset_query_always = 0), the platform keeps no session state
                 "server_reset_query = DISCARD ALL",
                 "server_reset_query_always = 0",
-                # Django's psycopg2 sends no startup options beyond these
+                # Django on psycopg 3 (libpq) sends no startup options beyond these
                 "ignore_startup_parameters = extra_float_digits,options",
                 f"logfile = {self.dir}/pgbouncer.log",
                 f"pidfile = {self.dir}/pgbouncer.pid",
@@ -226,11 +228,10 @@ class PgBouncer:
 
     def admin(self, command: str) -> list[dict[str, object]]:
         """A command of PgBouncer's admin console (``SHOW STATS``, ``SHOW POOLS`` ...), as rows of dicts."""
-        import psycopg2  # type: ignore[import-untyped]  # no stubs installed
-
-        conn = psycopg2.connect(host="127.0.0.1", port=self.port, dbname="pgbouncer", user=self.upstream_user)
+        conn = psycopg.connect(
+            host="127.0.0.1", port=self.port, dbname="pgbouncer", user=self.upstream_user, autocommit=True
+        )
         try:
-            conn.autocommit = True
             with conn.cursor() as cursor:
                 cursor.execute(command)
                 names = [c.name for c in cursor.description or ()]
@@ -331,11 +332,8 @@ class Cluster:
             _run_as_server_user([str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"])
 
     def sql(self, statement: str, database: str = "postgres") -> str:
-        import psycopg2
-
-        conn = psycopg2.connect(host="127.0.0.1", port=self.port, dbname=database, user="postgres")
+        conn = psycopg.connect(host="127.0.0.1", port=self.port, dbname=database, user="postgres", autocommit=True)
         try:
-            conn.autocommit = True
             with conn.cursor() as cursor:
                 cursor.execute(statement)
                 row = cursor.fetchone() if cursor.description else None
