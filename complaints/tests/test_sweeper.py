@@ -99,7 +99,7 @@ def test_a_complaint_left_open_gets_both_reminders_and_the_overdue_flag_each_exa
     assert kinds == ["reminder_first", "reminder_second", "overdue"]
     assert ComplaintNotice.objects.filter(complaint=c, sent_at__isnull=True).count() == 0
     assert list(
-        AuditEvent.objects.filter(object_id=str(c.pk), actor_type="system")
+        AuditEvent.objects.filter(object_type="complaints.complaint", object_id=str(c.pk), actor_type="system")
         .order_by("occurred_at")
         .values_list("action", flat=True)
     ) == ["complaints.reminder_first_sent", "complaints.reminder_second_sent", "complaints.overdue_flagged"]
