@@ -254,13 +254,15 @@ def execute(cursor: Any, stmt: Statement, params: Mapping[str, Any] | None = Non
 
 
 def readable(sql: str) -> str:
-    """The text of a registered statement for an ``EXECUTE`` of its prepared form (tests that read captured SQL);
-    any other SQL as it is."""
-    if sql.startswith("EXECUTE hot_"):
-        pname = sql[len("EXECUTE ") :].split("(", 1)[0].strip()
-        for stmt in REGISTRY.values():
-            if stmt.prepared_name == pname:
-                return stmt.sql
+    """The text of a registered statement for an ``EXECUTE`` of its prepared form (tests that read captured SQL) or
+    for the prepared statement's own text (what ``pg_stat_activity`` shows for one bound at the protocol level:
+    ``PREPARE hot_...(types) AS ...``); any other SQL as it is."""
+    for prefix in ("EXECUTE hot_", "PREPARE hot_"):
+        if sql.startswith(prefix):
+            pname = re.split(r"[(\s]", sql[len("EXECUTE ") :], maxsplit=1)[0]
+            for stmt in REGISTRY.values():
+                if stmt.prepared_name == pname:
+                    return stmt.sql
     return sql
 
 

@@ -153,3 +153,13 @@ def test_the_query_log_reads_the_execute_text_with_its_literals() -> None:
     assert logged.startswith(f"EXECUTE {bound.name.decode()}(7, false, '2026-12-07")
     assert "'a''b'" in logged
     assert core_sql.readable(logged) == logged  # not a registered statement: readable leaves it
+
+
+def test_readable_gives_a_registered_statements_text_for_its_execute_and_its_prepare() -> None:
+    """Captured SQL reads ``EXECUTE hot_...(...)``; ``pg_stat_activity`` shows a bound one as its ``PREPARE`` text."""
+    stmt = next(s for s in core_sql.REGISTRY.values() if s.prepared_name and s.params)
+    assert core_sql.readable(stmt.execute_sql) == stmt.sql
+    assert core_sql.readable(stmt.prepare_sql) == stmt.sql
+    assert core_sql.readable("PREPARE hot_nothing_00000000(bigint) AS SELECT 1") == (
+        "PREPARE hot_nothing_00000000(bigint) AS SELECT 1"
+    )

@@ -113,7 +113,7 @@ def test_a_connection_dropped_mid_transaction_fails_the_request_cleanly_and_its_
             assert len(blocked) == 1, blocked
             pid, in_transaction, query = blocked[0]
             # (pg_stat_activity cuts a long statement; its start is enough to know it)
-            # (or, prepared, its EXECUTE: core/sql.py)
+            # (or, prepared, its PREPARE text: core.sql.readable)
             assert in_transaction and readable(query)[:100] == wallet_sql.LOCK_LIVE.sql[:100], query
             with connection.cursor() as cur:
                 cur.execute("SELECT pg_terminate_backend(%s)", [pid])
