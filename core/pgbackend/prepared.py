@@ -24,7 +24,9 @@ fails on that, so an upgrade that loses the fast path is seen.
 
 from __future__ import annotations
 
+import logging
 import re
+from collections import Counter
 from typing import Any
 
 import psycopg
@@ -34,6 +36,8 @@ from psycopg.adapt import PyFormat
 from psycopg.generators import execute as _execute_gen
 from psycopg.types.datetime import TimestamptzLoader
 from psycopg.types.numeric import Int8BinaryDumper
+
+log = logging.getLogger("platform.sql")
 
 TIMESTAMPTZ_OID = 1184
 _TEXT = pq.Format.TEXT
@@ -69,6 +73,19 @@ class _AsText(Exception):
     """A parameter's value is not of its declared type in binary: the statement runs as its ``EXECUTE`` text."""
 
 
+#: the hot statements run as ``EXECUTE`` text in this process for a value not of its declared type, by (prepared
+#: statement, parameter, the value's type): each is logged once (a warning: correct, and slower than it need be);
+#: the round paths' tests assert there is none (``games/tests/platform/test_round_cost.py``)
+FALLBACKS: Counter[tuple[str, str, str]] = Counter()
+
+
+def _fell_back(query: PreparedSQL, reason: tuple[str, str]) -> None:
+    key = (query.name.decode(), *reason)
+    if key not in FALLBACKS:
+        log.warning("hot statement %s runs as EXECUTE text: parameter %s is a %s, not its declared type", *key)
+    FALLBACKS[key] += 1
+
+
 class PlatformCursor(DjangoCursor):  # type: ignore[misc]  # Django's psycopg 3 cursor is untyped
     """Django's client-side binding cursor, which runs a :class:`PreparedSQL` as Bind/Execute of its prepared form."""
 
@@ -82,7 +99,8 @@ class PlatformCursor(DjangoCursor):  # type: ignore[misc]  # Django's psycopg 3 
                     conn.wait(self._prepared_gen(query, params))
             except psycopg.errors._NO_TRACEBACK as ex:  # psycopg's own execute does the same
                 raise ex.with_traceback(None) from None
-            except _AsText:  # nothing was sent: the EXECUTE text, each literal coerced by the server
+            except _AsText as fallback:  # nothing was sent: the EXECUTE text, each literal coerced by the server
+                _fell_back(query, fallback.args)
                 return super().execute(str(query), params)
             return self
         return super().execute(query, params, prepare=prepare, binary=binary)
@@ -96,7 +114,7 @@ class PlatformCursor(DjangoCursor):  # type: ignore[misc]  # Django's psycopg 3 
         types = tx.types
         for i, oid in query.binary:
             if types[i] != oid and values[i] is not None:  # a float for a bigint, a naive datetime...: not the type
-                raise _AsText
+                raise _AsText(query.order[i], type(values[i]).__name__)
         self._pgconn.send_query_prepared(query.name, dumped, param_formats=tx.formats, result_format=_TEXT)
         results = yield from _execute_gen(self._pgconn)
         self._check_results(results)

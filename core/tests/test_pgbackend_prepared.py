@@ -16,6 +16,7 @@ from django.db import DatabaseError, DataError, IntegrityError, connection, tran
 from django.test.utils import CaptureQueriesContext
 
 from core import sql as core_sql
+from core.pgbackend import prepared
 from core.pgbackend.prepared import PreparedSQL, internals_present
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -90,6 +91,7 @@ def test_every_type_and_value_gives_the_rows_its_execute_text_gives(observer) ->
     assert observer.fetchone()[0].startswith(f"PREPARE {bound.name.decode()}")
 
 
+@pytest.mark.hot_statement_text
 @pytest.mark.parametrize(
     "params",
     [
@@ -114,6 +116,7 @@ def test_a_value_not_of_its_declared_type_runs_the_execute_text_as_before(observ
     except DatabaseError as exc:
         got = type(exc)
     assert got == expected
+    assert any(k[0] == bound.name.decode() for k in prepared.FALLBACKS)  # counted (and logged once)
     observer.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", [connection.connection.info.backend_pid])
     assert observer.fetchone()[0].startswith(f"EXECUTE {bound.name.decode()}(")
 

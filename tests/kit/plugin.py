@@ -1,15 +1,20 @@
 """The kit's pytest plugin, loaded by the root ``conftest.py``: every test with database access starts with an empty
 ContentType cache and the current version of each game approved (GP §13(6)), as test data
 (``tests.kit.games.approve_current_games``); the test databases are made once per run and cloned per xdist worker,
-with ``synchronous_commit = off`` (``tests/kit/database.py``)."""
+with ``synchronous_commit = off`` (``tests/kit/database.py``). A test in which a hot statement ran as ``EXECUTE``
+text instead of its bound prepared form (a parameter not of its declared type: ``core/pgbackend/prepared.py``) fails
+unless it is marked ``hot_statement_text`` (a test about that fallback itself)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 from django.db import connection
 from django.test.utils import setup_databases, teardown_databases
 from pytest_django.fixtures import _disable_migrations, _get_databases_for_setup
 
+from core.pgbackend import prepared
 from tests.kit import database
 from tests.kit.games import approve_current_games
 
@@ -90,3 +95,14 @@ def django_db_setup(
     if not django_db_keepdb:
         with django_db_blocker.unblock():
             teardown_databases(db_cfg, verbosity=request.config.option.verbose)
+
+
+@pytest.fixture(autouse=True)
+def _hot_statements_bound(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every path a test takes runs the hot statements bound: a fallback to ``EXECUTE`` text is a slower path no
+    benchmark would show (a value of another type than its statement declares)."""
+    before = prepared.FALLBACKS.copy()
+    yield
+    new = prepared.FALLBACKS - before
+    if new and request.node.get_closest_marker("hot_statement_text") is None:
+        pytest.fail(f"hot statements ran as EXECUTE text (statement, parameter, value's type): {sorted(new)}")
