@@ -64,9 +64,11 @@ _DIGIT_BYTES = bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
 _LONG_RUN = b"0" * 19
 
 
-def loads(text: str) -> Any:
-    """``json.loads(text)``: the same value or the same error (the module docstring says when orjson parses it)."""
-    if orjson is not None and _LONG_RUN not in text.encode("utf-8", "surrogatepass").translate(_DIGIT_BYTES):
+def loads(text: str | bytes) -> Any:
+    """``json.loads(text)``: the same value or the same error (the module docstring says when orjson parses it);
+    ``text`` as a ``str`` or as the UTF-8 bytes psycopg hands a loader."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if orjson is not None and _LONG_RUN not in data.translate(_DIGIT_BYTES):
         try:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
@@ -74,22 +76,11 @@ def loads(text: str) -> Any:
     return json.loads(text)
 
 
-def loads_bytes(data: Any) -> Any:
-    """:func:`loads` of the UTF-8 buffer psycopg hands a loader (``bytes`` or a ``memoryview``)."""
-    data = bytes(data)
-    if orjson is not None and _LONG_RUN not in data.translate(_DIGIT_BYTES):
-        try:
-            return orjson.loads(data)
-        except orjson.JSONDecodeError:
-            pass  # json.loads decides, as in loads()
-    return json.loads(data)
-
-
 class FastJsonLoader(JsonLoader):
-    """psycopg's loader of ``json`` with :func:`loads_bytes`."""
+    """psycopg's loader of ``json`` with :func:`loads`."""
 
     def load(self, data: Any) -> Any:
-        return loads_bytes(data)
+        return loads(bytes(data))  # a memoryview of the column's UTF-8 bytes
 
 
 def register_json_typecaster(connection: Any) -> None:
