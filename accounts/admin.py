@@ -618,6 +618,7 @@ class DeliveryAdmin(ReadOnlyAdmin):
     search_fields = ("recipient", "message__reference", "message__player__user__username")
     readonly_fields = ["message_shown" if f.name == "message" else f.name for f in Delivery._meta.fields]
     exclude = ("message",)
+    list_select_related = ("message",)  # message_shown reads its kind
 
     @admin.display(description="message", ordering="message")
     def message_shown(self, obj: Delivery) -> str:

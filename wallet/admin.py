@@ -35,12 +35,10 @@ from core.errors import DomainError
 from core.masking import mask_accounts_in
 from core.money import Money, MoneyError
 from wallet import selectors, services
-from wallet.ledger import account_sum
 from wallet.models import (
     BranchCash,
     Debt,
     Deposit,
-    Entry,
     LedgerAccount,
     LedgerTransaction,
     MethodDocument,
@@ -77,46 +75,9 @@ class StaffActionAdmin(AmountColumn, ReadOnlyAdmin):
     nothing is saved from the page (no change permission for anyone)."""
 
 
-# Ledger ----------------------------------------------------------------------------------------------------
-
-
-@admin.register(LedgerAccount)
-class LedgerAccountAdmin(ReadOnlyAdmin):
-    list_display = ("code", "kind", "player", "shown_balance", "shown_debt")
-    list_filter = ("kind",)
-    search_fields = ("code", "player__user__username")
-
-    @admin.display(description="balance")
-    def shown_balance(self, obj: LedgerAccount) -> str:
-        return money_text(obj.balance if obj.tracks_balance else account_sum(obj.pk))
-
-    @admin.display(description="debt")
-    def shown_debt(self, obj: LedgerAccount) -> str:
-        return money_text(obj.debt)
-
-
-class EntryInline(ReadOnlyInline):
-    model = Entry
-    fields = ("account", "shown_amount", "shown_balance_after", "created_at")
-    readonly_fields = fields
-
-    @admin.display(description="amount")
-    def shown_amount(self, obj: Entry) -> str:
-        return money_text(obj.amount)
-
-    @admin.display(description="balance after")
-    def shown_balance_after(self, obj: Entry) -> str:
-        return "-" if obj.balance_after is None else money_text(obj.balance_after)
-
-
-@admin.register(LedgerTransaction)
-class LedgerTransactionAdmin(AmountColumn, ReadOnlyAdmin):
-    list_display = ("created_at", "kind", "reference", "player", "shown_amount", "actor_label", "memo")
-    masked_text_fields = ("memo",)
-    list_filter = ("kind",)
-    search_fields = ("reference", "player__user__username", "memo")
-    date_hierarchy = "created_at"
-    inlines = [EntryInline]
+AccountKind = LedgerAccount.Kind
+#: the ledger accounts a wallet's list shows: its live account (temporary or player account) and the held one
+_PAGE_KINDS = (AccountKind.PLAYER_TEMPORARY, AccountKind.PLAYER_MAIN, AccountKind.PLAYER_HELD)
 
 
 @admin.register(Wallet)
@@ -140,17 +101,44 @@ class WalletAdmin(ReadOnlyAdmin):
     )
     search_fields = ("player__user__username", "player__pk")
 
+    def prepare_page(self, request: HttpRequest, rows: QuerySet[Wallet]) -> None:
+        """The page's players' ledger accounts in one statement, each wallet's live and held account picked as
+        ``selectors.balance``, ``held_balance`` and ``debt`` pick them (the first by id of its kind; the live one by
+        the wallet's mode); a missing account shows 0, as there."""
+        wallets = list(rows)
+        accounts: dict[tuple[int, str], LedgerAccount] = {}
+        for account in LedgerAccount.objects.filter(
+            player_id__in={w.player_id for w in wallets}, kind__in=_PAGE_KINDS
+        ).order_by("-pk"):
+            accounts[(account.player_id, account.kind)] = account  # type: ignore[index]  # a player's account
+        for w in wallets:
+            live_kind = AccountKind.PLAYER_TEMPORARY if w.mode == Wallet.Mode.TEMPORARY else AccountKind.PLAYER_MAIN
+            w.page_accounts = (  # type: ignore[attr-defined]  # read by the three columns
+                accounts.get((w.player_id, live_kind)),
+                accounts.get((w.player_id, AccountKind.PLAYER_HELD)),
+            )
+
+    @staticmethod
+    def _accounts(obj: Wallet) -> tuple[LedgerAccount | None, LedgerAccount | None] | None:
+        return getattr(obj, "page_accounts", None)  # the list's page read them (prepare_page)
+
     @admin.display(description="balance")
     def shown_balance(self, obj: Wallet) -> str:
-        return str(selectors.balance(obj.player))
+        if (page := self._accounts(obj)) is None:
+            return str(selectors.balance(obj.player))
+        return str(Money(page[0].balance if page[0] else 0))
 
     @admin.display(description="held")
     def shown_held(self, obj: Wallet) -> str:
-        return str(selectors.held_balance(obj.player))
+        if (page := self._accounts(obj)) is None:
+            return str(selectors.held_balance(obj.player))
+        return str(Money(page[1].balance if page[1] else 0))
 
     @admin.display(description="debt")
     def shown_debt(self, obj: Wallet) -> str:
-        return str(selectors.debt(obj.player))
+        if (page := self._accounts(obj)) is None:
+            return str(selectors.debt(obj.player))
+        return str(Money(page[0].debt if page[0] else 0))
 
     @admin.display(description="statement")
     def statement_link(self, obj: Wallet) -> SafeString:
@@ -700,5 +688,6 @@ class DebtAdmin(AmountColumn, ReadOnlyAdmin):
         return money_text(obj.outstanding)
 
 
-# Bank transfers (statements in, the unmatched-credit queue, payment orders out): their own module, registered here.
-from wallet import admin_bank  # noqa: E402,F401
+# The ledger's lists, and the bank transfers (statements in, the unmatched-credit queue, payment orders out): their
+# own modules, registered here.
+from wallet import admin_bank, admin_ledger  # noqa: E402,F401
