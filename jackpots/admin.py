@@ -16,7 +16,6 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.views.main import ChangeList
 from django.core.paginator import Paginator
 from django.db import connection
 from django.db.models import QuerySet
@@ -164,14 +163,12 @@ class JackpotAdmin(PlatformAdminMixin, admin.ModelAdmin):
     )
 
     # the list ------------------------------------------------------------------------------------------------
-    def get_changelist_instance(self, request: HttpRequest) -> ChangeList:
+    def prepare_page(self, request: HttpRequest, rows: QuerySet[Jackpot]) -> None:
         """The live values of the listed levels in one query (folded value + pending contributions)."""
-        cl = super().get_changelist_instance(request)
-        rows = list(cl.result_list)
-        values = live_values(rows)
-        for jp in rows:
-            jp._live = values[jp.pk]
-        return cl
+        listed = list(rows)
+        values = live_values(listed)
+        for jp in listed:
+            jp._live = values[jp.pk]  # type: ignore[attr-defined]  # a cache on the instance for one page
 
     def _live(self, obj: Jackpot) -> tuple[int, int]:
         value = getattr(obj, "_live", None)
