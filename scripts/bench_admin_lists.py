@@ -7,6 +7,10 @@ the templates and the database driver, not PostgreSQL's). It prints the figures 
 ``tests/test_admin_list_queries.py`` holds the deterministic part (no list runs a statement per row). Each run
 signs in (a session and django-axes' access log row): never point it at a database anyone else uses.
 
+Under ``valgrind --tool=callgrind --instr-atstart=no`` with ``BENCH_CALLGRIND=1`` the instrumentation is on for the
+timed GETs only (``callgrind_control``): the profile's instruction count (Ir) divided by ``--runs`` is a GET's,
+which other load on the machine does not change (one list a run: ``--only``).
+
     DEBUG=0 DATABASE_URL=postgres://...demo .venv/bin/python scripts/bench_admin_lists.py --only wallet.LedgerAccount
 """
 
@@ -15,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,6 +27,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+
+def _callgrind(state: str) -> None:
+    """Under callgrind with BENCH_CALLGRIND=1 (see above): the instrumentation on or off."""
+    if os.environ.get("BENCH_CALLGRIND"):
+        subprocess.run(["callgrind_control", f"--instr={state}", str(os.getpid())], check=True, capture_output=True)
 
 
 def measure(only: list[str], rows: int, runs: int) -> None:
@@ -53,10 +64,12 @@ def measure(only: list[str], rows: int, runs: int) -> None:
                 counts.append((status, len(ctx.captured_queries)))
                 if per_page == rows:
                     cpu = []
+                    _callgrind("on")
                     for _ in range(runs):
                         start = time.process_time()
                         c.get(url)
                         cpu.append(time.process_time() - start)
+                    _callgrind("off")
             finally:
                 del model_admin.list_per_page  # back to the class's
         grows = " GROWS" if counts[0][1] != counts[1][1] else ""
