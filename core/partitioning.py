@@ -105,33 +105,56 @@ def partitioned_tables(conn: BaseDatabaseWrapper) -> list[str]:
 
 
 def _claim_sql(claim: Claim, types: dict[str, str]) -> list[str]:
+    """The claim table of ``claim``, its indexes, its upkeep (:func:`_claim_trigger_sql`) and its rows."""
+    t, cols = claim.claim_table, claim.columns
+    col_list = ", ".join(cols)
+    return [
+        f"CREATE TABLE {t} ({', '.join(f'{c} {types[c]}' for c in cols)}, row_id bigint NOT NULL)",
+        f"CREATE UNIQUE INDEX {claim.name} ON {t} ({col_list})",
+        f"CREATE INDEX {t[:55]}_row ON {t} (row_id)",
+        *_claim_trigger_sql(claim),
+        f"INSERT INTO {t} ({col_list}, row_id) SELECT {col_list}, id FROM {claim.table}"
+        + (f" WHERE {claim.condition(claim.table)}" if claim.where else ""),
+    ]
+
+
+def _claim_trigger_names(claim: Claim) -> tuple[str, list[str]]:
+    """The upkeep function of ``claim`` and its triggers' names (each at most 63 characters, PostgreSQL's limit)."""
+    fn = f"{claim.claim_table}_keep"[:63]
+    return fn, [f"{fn[:55]}_{event}" for event in ("ins", "upd", "del", "trunc")]
+
+
+def _claim_trigger_sql(claim: Claim) -> list[str]:
+    """The function that keeps ``claim``'s table and its triggers, one per event, each with a ``WHEN`` that holds
+    exactly when the function acts, so PostgreSQL does not call it for a row it would leave alone: an INSERT whose
+    row is outside the condition (a round inserted already settled), an UPDATE of a watched column that does not
+    move the row into or out of the condition. A condition that is NULL counts as false, in the function and in
+    the ``WHEN`` alike. The DELETE trigger has no ``WHEN``: no code path deletes these rows (they leave with their
+    month's partition), and without one a claim left behind by a write with triggers off is still removed."""
     t, cols = claim.claim_table, claim.columns
     col_list = ", ".join(cols)
     new_vals = ", ".join(f"NEW.{c}" for c in cols)
     old_match = " AND ".join(f"{c} = OLD.{c}" for c in cols)
     cond_new, cond_old = claim.condition("NEW"), claim.condition("OLD")
-    fn = f"{t}_keep"[:63]
+    fn, (on_insert, on_update, on_delete, on_truncate) = _claim_trigger_names(claim)
     body_update = ""
     if claim.watch:
         body_update = f"""
     IF TG_OP = 'UPDATE' THEN
-        IF ({cond_old}) AND NOT ({cond_new}) THEN
+        IF ({cond_old}) IS TRUE AND ({cond_new}) IS NOT TRUE THEN
             DELETE FROM {t} WHERE row_id = OLD.id;
-        ELSIF ({cond_new}) AND NOT ({cond_old}) THEN
+        ELSIF ({cond_new}) IS TRUE AND ({cond_old}) IS NOT TRUE THEN
             INSERT INTO {t} ({col_list}, row_id) VALUES ({new_vals}, NEW.id);
         END IF;
         RETURN NULL;
     END IF;"""
-    events = "INSERT OR DELETE" + (f" OR UPDATE OF {', '.join(claim.watch)}" if claim.watch else "")
-    return [
-        f"CREATE TABLE {t} ({', '.join(f'{c} {types[c]}' for c in cols)}, row_id bigint NOT NULL)",
-        f"CREATE UNIQUE INDEX {claim.name} ON {t} ({col_list})",
-        f"CREATE INDEX {t[:55]}_row ON {t} (row_id)",
+    row = f"ON {claim.table} FOR EACH ROW"
+    statements = [
         f"""CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     -- {claim.table}: the unique claim {claim.name} (core/partitioning.py), in the row's own statement{body_update}
     IF TG_OP = 'INSERT' THEN
-        IF {cond_new} THEN
+        IF ({cond_new}) IS TRUE THEN
             INSERT INTO {t} ({col_list}, row_id) VALUES ({new_vals}, NEW.id);
         END IF;
     ELSIF TG_OP = 'DELETE' THEN
@@ -141,11 +164,34 @@ BEGIN
     END IF;
     RETURN NULL;
 END $$""",
-        f"CREATE TRIGGER {fn} AFTER {events} ON {claim.table} FOR EACH ROW EXECUTE FUNCTION {fn}()",
-        f"CREATE TRIGGER {fn[:55]}_trunc AFTER TRUNCATE ON {claim.table} FOR EACH STATEMENT EXECUTE FUNCTION {fn}()",
-        f"INSERT INTO {t} ({col_list}, row_id) SELECT {col_list}, id FROM {claim.table}"
-        + (f" WHERE {claim.condition(claim.table)}" if claim.where else ""),
+        f"CREATE TRIGGER {on_insert} AFTER INSERT {row}"
+        + (f" WHEN (({cond_new}) IS TRUE)" if claim.where else "")
+        + f" EXECUTE FUNCTION {fn}()",
     ]
+    if claim.watch:
+        statements.append(
+            f"CREATE TRIGGER {on_update} AFTER UPDATE OF {', '.join(claim.watch)} {row}"
+            f" WHEN ((({cond_old}) IS TRUE) <> (({cond_new}) IS TRUE)) EXECUTE FUNCTION {fn}()"
+        )
+    return [
+        *statements,
+        f"CREATE TRIGGER {on_delete} AFTER DELETE {row} EXECUTE FUNCTION {fn}()",
+        f"CREATE TRIGGER {on_truncate} AFTER TRUNCATE ON {claim.table} FOR EACH STATEMENT EXECUTE FUNCTION {fn}()",
+    ]
+
+
+def claim_triggers_install(conn: BaseDatabaseWrapper, table: str, claims: tuple[Claim, ...] | None = None) -> None:
+    """The claims of ``table`` (its declaration, or ``claims`` when given) kept by the triggers
+    :func:`_claim_trigger_sql` makes, in place of whatever kept them before: the one trigger of every event that the
+    first partitioned tables were made with (``<claim table>_keep``, the function called for every row) or an earlier
+    set of these. A row trigger of the partitioned table is cloned to each partition, the attached ones and the months
+    made later. For the migration that changes them; safe to run twice."""
+    for claim in declared_claims(table) if claims is None else claims:
+        fn, names = _claim_trigger_names(claim)
+        for name in (fn, *names):
+            _exec(conn, f'DROP TRIGGER IF EXISTS "{name}" ON {table}')
+        for statement in _claim_trigger_sql(claim):
+            _exec(conn, statement)
 
 
 @dataclass
