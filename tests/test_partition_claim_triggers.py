@@ -1,10 +1,12 @@
-"""The claim triggers' ``WHEN`` conditions (core/partitioning.py ``_claim_trigger_sql``, docs/scaling.md "Monthly
-partitions").
+"""The claims of a table kept by one trigger function (core/partitioning.py ``claims_trigger_sql``, docs/scaling.md
+"Monthly partitions").
 
-Each claim is kept by one trigger per event whose ``WHEN`` holds exactly when the upkeep function acts: PostgreSQL
-does not call the function for a round inserted already settled, a settled bet without a round reference or an update
-of a round's status that leaves it open or closed, and still calls it whenever the claim table must change. The
-calls are read from ``pg_stat_xact_user_functions`` (this transaction's counts, with ``track_functions = 'pl'``).
+A round's insert wrote its two claims (the idempotency key, the one open round) through two trigger functions, the
+second doing nothing for a round inserted already finished; now one function writes every claim of its table, so a
+row costs one call. The claims hold at their boundaries (tests/test_partitioning.py too), an update moves the
+one-open-round claim both ways, a NULL condition counts as false, and a database converted before gets the same
+triggers as a fresh one. The calls are read from ``pg_stat_xact_user_functions`` (this transaction's counts, with
+``track_functions = 'pl'``).
 """
 
 from __future__ import annotations
@@ -25,9 +27,8 @@ from tests.kit.wallet import fund
 pytestmark = pytest.mark.django_db
 
 RED = {"bets": [{"type": "red", "amount": 1_000}]}
-OPEN_FN = "games_round_one_open_per_player_claim_keep"
-KEY_FN = "games_round_unique_player_key_claim_keep"
-REF_FN = "limits_settledbet_unique_ref_claim_keep"
+ROUND_FN = "games_round_claims_keep"
+BET_FN = "limits_settledbet_claims_keep"
 CLAIMED_TABLES = ("games_round", "limits_settledbet", "wallet_ledgertransaction")
 
 
@@ -68,7 +69,7 @@ def _triggers(table: str) -> list[tuple[str, str, str]]:
             """SELECT t.tgrelid::regclass::text, t.tgname,
                       regexp_replace(pg_get_triggerdef(t.oid), ' ON \\S+ ', ' ON * ')
                FROM pg_trigger t
-               WHERE t.tgname LIKE '%%claim\\_keep%%'
+               WHERE t.tgname LIKE '%%claims\\_keep%%'
                  AND (t.tgrelid = %s::regclass OR t.tgrelid IN (SELECT inhrelid FROM pg_inherits
                                                                  WHERE inhparent = %s::regclass))
                ORDER BY 1, 2""",
@@ -109,36 +110,41 @@ def _open_claimed(round_id: int) -> bool:
     return bool(_one("SELECT count(*) FROM games_round_one_open_per_player_claim WHERE row_id = %s", [round_id])[0])
 
 
-def test_a_round_inserted_settled_does_not_call_the_open_round_claims_function_and_an_open_one_does(settled_round):
-    open_calls, key_calls = _calls(OPEN_FN), _calls(KEY_FN)
-    settled = _round_copy(settled_round, "settled-1", "finished")
-    assert (_calls(OPEN_FN), _calls(KEY_FN)) == (open_calls, key_calls + 1)  # the key claim has no condition
-    assert not _open_claimed(settled)
+def _key_claimed(round_id: int) -> bool:
+    return bool(_one("SELECT count(*) FROM games_round_unique_player_key_claim WHERE row_id = %s", [round_id])[0])
+
+
+def test_a_round_s_insert_calls_one_function_for_both_its_claims(settled_round):
+    calls = _calls(ROUND_FN)
+    finished = _round_copy(settled_round, "finished-1", "finished")
+    assert _calls(ROUND_FN) == calls + 1  # one call whatever the number of claims
+    assert _key_claimed(finished) and not _open_claimed(finished)
     opened = _round_copy(settled_round, "open-1", "in_progress")
-    assert (_calls(OPEN_FN), _calls(KEY_FN)) == (open_calls + 1, key_calls + 2)
-    assert _open_claimed(opened)
+    assert _calls(ROUND_FN) == calls + 2
+    assert _key_claimed(opened) and _open_claimed(opened)
     with pytest.raises(IntegrityError, match="games_round_one_open_per_player"), transaction.atomic():
-        _round_copy(settled_round, "open-2", "in_progress")  # the claim still refuses a second open round
+        _round_copy(settled_round, "open-2", "in_progress")  # a second open round of the player
     with pytest.raises(IntegrityError, match="games_round_unique_player_key"), transaction.atomic():
-        _round_copy(settled_round, "settled-1", "finished")
+        _round_copy(settled_round, "finished-1", "finished")
+    with pytest.raises(IntegrityError, match="games_round_one_open_per_player"), transaction.atomic():
+        _round_copy(settled_round, "open-1", "in_progress")  # both broken: the claims' order, as their triggers had
+    assert not _one(
+        "SELECT count(*) FROM pg_proc WHERE proname IN (%s, %s)",
+        ["games_round_one_open_per_player_claim_keep", "games_round_unique_player_key_claim_keep"],
+    )[0]
 
 
-def test_an_update_calls_the_function_only_when_the_round_enters_or_leaves_in_progress(settled_round):
+def test_an_update_of_the_status_moves_the_open_round_claim_both_ways(settled_round):
     opened = _round_copy(settled_round, "open-1", "in_progress")
-    steps = [  # (status set, whether the claim must move)
-        ("in_progress", False),  # UPDATE OF status to the same value: open before and after
-        ("finished", True),  # leaves the condition: the claim is released
-        ("voided", False),  # closed before and after
-        ("in_progress", True),  # enters it again: the claim is taken again
-    ]
-    for status, moves in steps:
-        before = _calls(OPEN_FN)
+    for status in ("in_progress", "finished", "voided", "in_progress"):
+        before = _calls(ROUND_FN)
         Round.objects.filter(pk=opened).update(status=status)
-        assert _calls(OPEN_FN) == before + moves, status
+        assert _calls(ROUND_FN) == before + 1, status  # UPDATE OF status
         assert _open_claimed(opened) == (status == "in_progress"), status
-    before = _calls(OPEN_FN)
-    Round.objects.filter(pk=opened).update(stake=1)  # no watched column in the statement
-    assert _calls(OPEN_FN) == before and _open_claimed(opened)
+        assert _key_claimed(opened), status
+    before = _calls(ROUND_FN)
+    Round.objects.filter(pk=opened).update(stake=1)  # no watched column in the statement: no call
+    assert _calls(ROUND_FN) == before and _open_claimed(opened)
     with pytest.raises(IntegrityError, match="games_round_one_open_per_player"), transaction.atomic():
         _round_copy(settled_round, "open-2", "in_progress")
     Round.objects.filter(pk=opened).update(status="finished")
@@ -146,77 +152,81 @@ def test_an_update_calls_the_function_only_when_the_round_enters_or_leaves_in_pr
     _round_copy(settled_round, "open-2", "in_progress")  # the released claim lets another open round in
 
 
-def test_a_settled_bet_without_a_round_reference_does_not_call_the_claims_function(settled_round):
+def test_a_settled_bet_is_claimed_only_with_a_round_reference(settled_round):
     copy = _columns("limits_settledbet", ("round_ref",))
     source = _one("SELECT id FROM limits_settledbet WHERE player_id = %s", [settled_round.player_id])[0]
     insert = f"INSERT INTO limits_settledbet ({copy}, round_ref) SELECT {copy}, %s FROM limits_settledbet WHERE id = %s"
-    before = _calls(REF_FN)
+    claims = "SELECT count(*) FROM limits_settledbet_unique_ref_claim"
+    before, claimed = _calls(BET_FN), _one(claims)[0]
     with connection.cursor() as cursor:
         cursor.execute(insert, ["", source])
         cursor.execute(insert, ["", source])  # no reference, no claim: any number of them
-    assert _calls(REF_FN) == before
-    with connection.cursor() as cursor:
         cursor.execute(insert, ["ref-1", source])
-    assert _calls(REF_FN) == before + 1
+    assert (_calls(BET_FN), _one(claims)[0]) == (before + 3, claimed + 1)
     with pytest.raises(IntegrityError, match="limits_settledbet_unique_ref"), transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute(insert, ["ref-1", source])
 
 
-def test_a_nullable_condition_counts_null_as_false_in_the_function_and_its_when():
-    claims = (Claim("scratch_job", "scratch_job_one_open", ("owner",), where="{row}.state = 'open'", watch=("state",)),)
+def test_a_nullable_condition_counts_null_as_false():
+    claims = (
+        Claim("scratch_job", "scratch_job_one_open", ("owner",), where="{row}.state = 'open'", watch=("state",)),
+        Claim("scratch_job", "scratch_job_unique_name", ("name",)),
+    )
     with connection.cursor() as cursor:
         cursor.execute(
-            "CREATE TABLE scratch_job (id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, owner int, state text)"
+            """CREATE TABLE scratch_job (id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, owner int,
+                                         name text NOT NULL, state text)"""
         )
     partitioning.convert(connection, "scratch_job", claims)
-    _track()
-    fn = "scratch_job_one_open_claim_keep"
-    job = _one("INSERT INTO scratch_job (owner, state) VALUES (1, NULL) RETURNING id")[0]
-    claimed = lambda: bool(_one("SELECT count(*) FROM scratch_job_one_open_claim WHERE row_id = %s", [job])[0])  # noqa: E731
-    assert _calls(fn) == 0 and not claimed()
-    for state, moves in ((None, False), ("open", True), (None, True), ("done", False), ("open", True), ("open", False)):
-        before = _calls(fn)
+    job = _one("INSERT INTO scratch_job (owner, name, state) VALUES (1, 'a', NULL) RETURNING id")[0]
+
+    def claimed() -> bool:
+        return bool(_one("SELECT count(*) FROM scratch_job_one_open_claim WHERE row_id = %s", [job])[0])
+
+    assert not claimed()
+    for state in (None, "open", None, "done", "open", "open"):
         with connection.cursor() as cursor:
             cursor.execute("UPDATE scratch_job SET state = %s WHERE id = %s", [state, job])
-        assert (_calls(fn) - before, claimed()) == (int(moves), state == "open"), state
+        assert claimed() == (state == "open"), state  # open -> NULL releases it (NULL is not open)
     with pytest.raises(IntegrityError, match="scratch_job_one_open"), transaction.atomic():
-        _one("INSERT INTO scratch_job (owner, state) VALUES (1, 'open') RETURNING id")
+        _one("INSERT INTO scratch_job (owner, name, state) VALUES (1, 'b', 'open') RETURNING id")
+    with pytest.raises(IntegrityError, match="scratch_job_unique_name"), transaction.atomic():
+        _one("INSERT INTO scratch_job (owner, name, state) VALUES (2, 'a', 'open') RETURNING id")
     _one("DELETE FROM scratch_job WHERE id = %s RETURNING id", [job])
-    assert not claimed()  # the DELETE trigger (no WHEN) releases it
-    _one("INSERT INTO scratch_job (owner, state) VALUES (1, 'open') RETURNING id")
+    assert not claimed()
+    assert not _one("SELECT count(*) FROM scratch_job_unique_name_claim")[0]
+    _one("INSERT INTO scratch_job (owner, name, state) VALUES (1, 'a', 'open') RETURNING id")
 
 
 def test_reinstalling_the_triggers_over_the_first_ones_gives_what_a_fresh_database_has():
-    """What the migrations of this change do on a database converted before: one trigger per claim for every event,
-    no WHEN (as ``convert`` made them until then), replaced by the per-event triggers with the same definitions as a
-    database migrated from empty."""
+    """What the migrations of this change do on a database converted before: a function and two triggers per claim
+    (``<claim table>_keep``, ``<claim table>_keep_trunc``, as ``convert`` made them until then), replaced by one
+    function and two triggers per table, the same as a database migrated from empty has."""
     fresh = {table: _triggers(table) for table in CLAIMED_TABLES}
-    assert {name for table in CLAIMED_TABLES for _, name, _ in fresh[table]} >= {
-        f"{OPEN_FN}_ins",
-        f"{OPEN_FN}_upd",
-        f"{OPEN_FN}_del",
-        f"{OPEN_FN}_trunc",
-        f"{KEY_FN}_ins",
-        f"{REF_FN}_ins",
-    }
     partitions = {name for name, _ in partitioning.partitions(connection, "games_round")}
-    assert {rel for rel, name, _ in fresh["games_round"] if name == f"{OPEN_FN}_ins"} == {"games_round", *partitions}
+    assert {rel for rel, name, _ in fresh["games_round"] if name == ROUND_FN} == {"games_round", *partitions}
     with connection.cursor() as cursor:
+        for table in CLAIMED_TABLES:
+            fn = partitioning.claims_function(table)
+            cursor.execute(f"DROP TRIGGER {fn} ON {table}; DROP TRIGGER {fn}_trunc ON {table}")
         for claim in declared_claims():
-            fn, names = partitioning._claim_trigger_names(claim)
-            for name in names[:3]:
-                cursor.execute(f"DROP TRIGGER IF EXISTS {name} ON {claim.table}")
+            old = f"{claim.claim_table}_keep"
             events = "INSERT OR DELETE" + (f" OR UPDATE OF {', '.join(claim.watch)}" if claim.watch else "")
-            cursor.execute(f"CREATE TRIGGER {fn} AFTER {events} ON {claim.table} FOR EACH ROW EXECUTE FUNCTION {fn}()")
-    assert _triggers("games_round") != fresh["games_round"]
+            cursor.execute(
+                f"""CREATE FUNCTION {old}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+                    CREATE TRIGGER {old} AFTER {events} ON {claim.table} FOR EACH ROW EXECUTE FUNCTION {old}();
+                    CREATE TRIGGER {old}_trunc AFTER TRUNCATE ON {claim.table} EXECUTE FUNCTION {old}()"""
+            )
+    assert _triggers("games_round") == []
     for table in CLAIMED_TABLES:
         partitioning.claim_triggers_install(connection, table)
         partitioning.claim_triggers_install(connection, table)  # safe to run twice
     assert {table: _triggers(table) for table in CLAIMED_TABLES} == fresh
+    assert not _one("SELECT count(*) FROM pg_proc WHERE proname LIKE '%%\\_claim\\_keep'")[0]
 
 
-def test_a_month_made_later_gets_the_triggers_with_their_conditions():
+def test_a_month_made_later_gets_the_row_trigger():
     table = "limits_settledbet"
     gone = partitioning.partition_name(table, int(_one("SELECT platform_month_index(now())")[0]) + 3)
     with connection.cursor() as cursor:
@@ -224,5 +234,4 @@ def test_a_month_made_later_gets_the_triggers_with_their_conditions():
     assert gone in partitioning.partitions_ensure(connection)
     made = {name: definition for rel, name, definition in _triggers(table) if rel == gone}
     parent = {name: definition for rel, name, definition in _triggers(table) if rel == table}
-    assert made == {name: d for name, d in parent.items() if not name.endswith("_trunc")}  # statement triggers stay
-    assert "WHEN" in made[f"{REF_FN}_ins"]
+    assert made == {BET_FN: parent[BET_FN]}  # the statement trigger stays on the parent
