@@ -105,47 +105,93 @@ def partitioned_tables(conn: BaseDatabaseWrapper) -> list[str]:
 
 
 def _claim_sql(claim: Claim, types: dict[str, str]) -> list[str]:
+    """The claim table of ``claim``, its indexes and its rows (its upkeep: :func:`claims_trigger_sql`)."""
     t, cols = claim.claim_table, claim.columns
     col_list = ", ".join(cols)
-    new_vals = ", ".join(f"NEW.{c}" for c in cols)
-    old_match = " AND ".join(f"{c} = OLD.{c}" for c in cols)
-    cond_new, cond_old = claim.condition("NEW"), claim.condition("OLD")
-    fn = f"{t}_keep"[:63]
-    body_update = ""
-    if claim.watch:
-        body_update = f"""
-    IF TG_OP = 'UPDATE' THEN
-        IF ({cond_old}) AND NOT ({cond_new}) THEN
-            DELETE FROM {t} WHERE row_id = OLD.id;
-        ELSIF ({cond_new}) AND NOT ({cond_old}) THEN
-            INSERT INTO {t} ({col_list}, row_id) VALUES ({new_vals}, NEW.id);
-        END IF;
-        RETURN NULL;
-    END IF;"""
-    events = "INSERT OR DELETE" + (f" OR UPDATE OF {', '.join(claim.watch)}" if claim.watch else "")
     return [
         f"CREATE TABLE {t} ({', '.join(f'{c} {types[c]}' for c in cols)}, row_id bigint NOT NULL)",
         f"CREATE UNIQUE INDEX {claim.name} ON {t} ({col_list})",
         f"CREATE INDEX {t[:55]}_row ON {t} (row_id)",
-        f"""CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    -- {claim.table}: the unique claim {claim.name} (core/partitioning.py), in the row's own statement{body_update}
-    IF TG_OP = 'INSERT' THEN
-        IF {cond_new} THEN
-            INSERT INTO {t} ({col_list}, row_id) VALUES ({new_vals}, NEW.id);
-        END IF;
-    ELSIF TG_OP = 'DELETE' THEN
-        DELETE FROM {t} WHERE row_id = OLD.id AND {old_match};
-    ELSIF TG_OP = 'TRUNCATE' THEN
-        TRUNCATE {t};
-    END IF;
-    RETURN NULL;
-END $$""",
-        f"CREATE TRIGGER {fn} AFTER {events} ON {claim.table} FOR EACH ROW EXECUTE FUNCTION {fn}()",
-        f"CREATE TRIGGER {fn[:55]}_trunc AFTER TRUNCATE ON {claim.table} FOR EACH STATEMENT EXECUTE FUNCTION {fn}()",
         f"INSERT INTO {t} ({col_list}, row_id) SELECT {col_list}, id FROM {claim.table}"
         + (f" WHERE {claim.condition(claim.table)}" if claim.where else ""),
     ]
+
+
+def claims_function(table: str) -> str:
+    """The trigger function that keeps every claim of ``table`` (at most 63 characters, PostgreSQL's limit)."""
+    return f"{table}_claims_keep"[:63]
+
+
+def claims_trigger_sql(table: str, claims: tuple[Claim, ...]) -> list[str]:
+    """One function for all the claims of ``table`` and its two triggers: a row trigger ``AFTER INSERT OR DELETE
+    [OR UPDATE OF <the watched columns>]`` and a statement trigger ``AFTER TRUNCATE``. One call per row written
+    whatever the number of claims (a round's insert called one function per claim, the one-open-round claim's
+    doing nothing for a round inserted already finished). The claims are written in the order of their claim
+    tables' names, the order in which their triggers fired when each claim had its own, so a row that breaks two
+    gets the same error. An update moves a watched claim when the row enters or leaves its condition; a condition
+    that is NULL counts as false. No ``WHEN`` on the triggers: PostgreSQL 15 reads a trigger's ``WHEN`` from its
+    text and prepares it again for every statement that writes the table, which cost a settled round more than the
+    call it saved (docs/bench.md "The backend's instructions per round")."""
+    claims = tuple(sorted(claims, key=lambda c: c.claim_table))
+    fn = claims_function(table)
+    on_insert, on_update, on_delete = [], [], []
+    for claim in claims:
+        t, cols = claim.claim_table, claim.columns
+        col_list = ", ".join(cols)
+        insert = f"INSERT INTO {t} ({col_list}, row_id) VALUES ({', '.join(f'NEW.{c}' for c in cols)}, NEW.id);"
+        cond_new, cond_old = claim.condition("NEW"), claim.condition("OLD")
+        on_insert.append(
+            f"IF ({cond_new}) IS TRUE THEN\n            {insert}\n        END IF;" if claim.where else insert
+        )
+        if claim.watch:
+            on_update.append(
+                f"""IF ({cond_old}) IS TRUE AND ({cond_new}) IS NOT TRUE THEN
+            DELETE FROM {t} WHERE row_id = OLD.id;
+        ELSIF ({cond_new}) IS TRUE AND ({cond_old}) IS NOT TRUE THEN
+            {insert}
+        END IF;"""
+            )
+        on_delete.append(f"DELETE FROM {t} WHERE row_id = OLD.id AND {' AND '.join(f'{c} = OLD.{c}' for c in cols)};")
+    watched = sorted({c for claim in claims for c in claim.watch})
+    body_update = ("\n    ELSIF TG_OP = 'UPDATE' THEN\n        " + "\n        ".join(on_update)) if on_update else ""
+    events = "INSERT OR DELETE" + (f" OR UPDATE OF {', '.join(watched)}" if watched else "")
+    indent, names = "\n        ", ", ".join(c.name for c in claims)
+    return [
+        f"""CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    -- {table}: the unique claims {names} (core/partitioning.py), in the row's own statement
+    IF TG_OP = 'INSERT' THEN
+        {indent.join(on_insert)}{body_update}
+    ELSIF TG_OP = 'DELETE' THEN
+        {indent.join(on_delete)}
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        TRUNCATE {", ".join(c.claim_table for c in claims)};
+    END IF;
+    RETURN NULL;
+END $$""",
+        f"CREATE TRIGGER {fn} AFTER {events} ON {table} FOR EACH ROW EXECUTE FUNCTION {fn}()",
+        f"CREATE TRIGGER {fn[:55]}_trunc AFTER TRUNCATE ON {table} FOR EACH STATEMENT EXECUTE FUNCTION {fn}()",
+    ]
+
+
+def claim_triggers_install(conn: BaseDatabaseWrapper, table: str, claims: tuple[Claim, ...] | None = None) -> None:
+    """The claims of ``table`` (its declaration, or ``claims`` when given) kept by the one function and triggers of
+    :func:`claims_trigger_sql`, in place of the function and two triggers per claim that the first partitioned
+    tables were made with (``<claim table>_keep``, ``<claim table>_keep_trunc``), which are dropped. A row trigger of
+    the partitioned table is cloned to each partition, the attached ones and the months made later. For the
+    migration that changes them; safe to run twice."""
+    claims = declared_claims(table) if claims is None else claims
+    fn = claims_function(table)
+    for claim in claims:
+        old = f"{claim.claim_table}_keep"[:63]
+        _exec(conn, f'DROP TRIGGER IF EXISTS "{old}" ON {table}')
+        _exec(conn, f'DROP TRIGGER IF EXISTS "{old[:55]}_trunc" ON {table}')
+        _exec(conn, f'DROP FUNCTION IF EXISTS "{old}"()')
+    _exec(conn, f'DROP TRIGGER IF EXISTS "{fn}" ON {table}')
+    _exec(conn, f'DROP TRIGGER IF EXISTS "{fn[:55]}_trunc" ON {table}')
+    if claims:
+        for statement in claims_trigger_sql(table, claims):
+            _exec(conn, statement)
 
 
 @dataclass
@@ -288,6 +334,9 @@ def convert(conn: BaseDatabaseWrapper, table: str, claims: tuple[Claim, ...] | N
         _exec(conn, definition)  # CREATE [CONSTRAINT] TRIGGER ... ON public.<table>: cloned to every partition
     for claim in claims:
         for statement in _claim_sql(claim, shape.types):
+            _exec(conn, statement)
+    if claims:
+        for statement in claims_trigger_sql(table, claims):
             _exec(conn, statement)
     ensure(conn, table, month, MONTHS_AHEAD)
 
