@@ -19,7 +19,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 
-from core.admin import ReadOnlyAdmin, decision_action, run_service_action
+from core.admin import LargeTableAdmin, ReadOnlyAdmin, decision_action, run_service_action
 from core.audit import Actor
 from core.money import Money, points_text
 from games import selectors, services
@@ -206,7 +206,7 @@ class GameAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Round)
-class RoundAdmin(ReadOnlyAdmin):
+class RoundAdmin(LargeTableAdmin):
     list_display = (
         "id",
         "player",
