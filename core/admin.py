@@ -337,7 +337,7 @@ class PlatformAdminMixin(_AdminBase):
         filters = list(super().get_list_filter(request))
         return [self._code_filter(f) if isinstance(f, str) and f in self.code_labels else f for f in filters]
 
-    def filter_values(self, request: HttpRequest, name: str) -> QuerySet[Any]:
+    def filter_values(self, request: HttpRequest, name: str) -> Iterable[Any]:
         """The values a code filter on ``name`` offers: every distinct one of the list's rows."""
         return self.get_queryset(request).order_by(name).values_list(name, flat=True).distinct()
 
@@ -496,7 +496,7 @@ class EstimatedCountPaginator(Paginator):  # type: ignore[type-arg]  # its pages
         qs = self.object_list
         if not isinstance(qs, QuerySet) or qs.query.where:
             return super().count
-        seen = qs[: self.EXACT_UP_TO + 1].count()
+        seen = qs.order_by()[: self.EXACT_UP_TO + 1].count()  # unordered: an order without an index is a full sort
         if seen <= self.EXACT_UP_TO:
             return seen
         self.estimated = True
@@ -538,9 +538,13 @@ class LargeTableAdmin(ReadOnlyAdmin):
     #: a filter on a free value (a code, a provider's name) offers the values of the newest rows, not of all
     FILTER_SAMPLE = 10_000
 
-    def filter_values(self, request: HttpRequest, name: str) -> QuerySet[Any]:
-        newest = self.get_queryset(request).order_by("-pk").values("pk")[: self.FILTER_SAMPLE]
-        return super().filter_values(request, name).filter(pk__in=newest)
+    def filter_values(self, request: HttpRequest, name: str) -> Iterable[Any]:
+        """The distinct values of the newest ``FILTER_SAMPLE`` rows (read backwards by the primary key)."""
+        newest = self.get_queryset(request).order_by("-pk").values_list(name, flat=True)[: self.FILTER_SAMPLE]
+        sql, params = newest.query.sql_with_params()
+        with connections[newest.db].cursor() as cursor:
+            cursor.execute(f"SELECT DISTINCT v FROM ({sql}) AS newest (v) ORDER BY 1", params)
+            return [row[0] for row in cursor.fetchall()]
 
     def get_list_filter(self, request: HttpRequest) -> Any:
         """A plain field's filter that would offer the distinct values of every row (Django's

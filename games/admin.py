@@ -224,6 +224,9 @@ class RoundAdmin(LargeTableAdmin):
     list_filter = ("status", "play_money", "void_reason", "game_code", "win_capped", "forced_outcome")
     search_fields = ("=id", "player__user__username", "idempotency_key")
     date_hierarchy = "started_at"
+    # newest first by id (the order rounds start in; a month's partition after another's): the model's
+    # ``-started_at`` has no b-tree index (a BRIN), so a page would sort the whole table (docs/backoffice.md)
+    ordering = ("-id",)
     list_select_related = ("player__user",)
     actions = ["refund_in_progress", "void_settled"]
     fields = ("recall", "verification")
