@@ -21,7 +21,7 @@ from pathlib import Path
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("lists", nargs="+", help="app_label.Model")
+    parser.add_argument("lists", nargs="+", help="app_label.Model, or app_label.Model?query for a filtered page")
     parser.add_argument("--tree", default=str(Path(__file__).resolve().parent.parent), help="the checkout to run")
     args = parser.parse_args()
     sys.path.insert(0, args.tree)
@@ -39,8 +39,9 @@ def main() -> None:
     client = Client()
     client.force_login(get_user_model().objects.filter(is_superuser=True).earliest("pk"))
     for label in args.lists:
-        app, model = label.split(".")
-        url = reverse(f"admin:{app}_{model.lower()}_changelist")
+        name, _, query = label.partition("?")  # a query string after the list: a filtered page
+        app, model = name.split(".")
+        url = reverse(f"admin:{app}_{model.lower()}_changelist") + (f"?{query}" if query else "")
         client.get(url)
         cpu = []
         for _ in range(5):
