@@ -14,7 +14,6 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
@@ -27,7 +26,7 @@ from accounts.models import Player
 from backoffice import errors, picture, services
 from backoffice.search import search
 from core import clock
-from core.admin import AuditEventAdmin, decision_path, domain_error_text
+from core.admin import AuditEventAdmin, EstimatedCountPaginator, decision_path, domain_error_text
 from core.audit import Actor
 from core.audit_actions import action_label
 from core.errors import DomainError
@@ -363,12 +362,12 @@ class AuditSearchAdmin(AuditEventAdmin):
         error = ""
         if form.is_bound and form.is_valid():
             try:
-                paginator = Paginator(form.events(), 50)
+                paginator = EstimatedCountPaginator(form.events(), 50)
                 page = paginator.get_page(request.GET.get("page"))
             except DomainError as exc:
                 error = domain_error_text(exc)
         elif not form.is_bound:
-            page = Paginator(audit_events(), 50).get_page(1)
+            page = EstimatedCountPaginator(audit_events(), 50).get_page(1)  # the whole trail: never counted whole
         rows = [
             {
                 "at": e.occurred_at,

@@ -12,12 +12,15 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
+from django.contrib.postgres.indexes import BrinIndex
 from django.core.exceptions import FieldDoesNotExist, PermissionDenied
-from django.db import models
+from django.core.paginator import Paginator
+from django.db import connections, models
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils.functional import cached_property
 from django.utils.html import format_html
 from django.utils.text import capfirst, format_lazy
 from django.utils.translation import gettext, gettext_lazy
@@ -185,7 +188,7 @@ def code_filter(name: str, labels: Mapping[str, Any], title: Any) -> type[admin.
         parameter_name = name
 
         def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
-            codes = model_admin.get_queryset(request).order_by(name).values_list(name, flat=True).distinct()
+            codes = model_admin.filter_values(request, name)
             return [(code, code_label(labels, code)) for code in codes if code]
 
         def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
@@ -334,6 +337,10 @@ class PlatformAdminMixin(_AdminBase):
         filters = list(super().get_list_filter(request))
         return [self._code_filter(f) if isinstance(f, str) and f in self.code_labels else f for f in filters]
 
+    def filter_values(self, request: HttpRequest, name: str) -> Iterable[Any]:
+        """The values a code filter on ``name`` offers: every distinct one of the list's rows."""
+        return self.get_queryset(request).order_by(name).values_list(name, flat=True).distinct()
+
     def _code_filter(self, name: str) -> type[admin.SimpleListFilter]:
         filters: dict[str, type[admin.SimpleListFilter]] = self.__dict__.setdefault("_code_filters", {})
         if name not in filters:
@@ -451,6 +458,108 @@ class ReadOnlyAdmin(PlatformAdminMixin, admin.ModelAdmin[Any]):
         return False
 
 
+#: the rows of ``table``: the sum of its partitions' statistics (``pg_class.reltuples``, kept by ANALYZE and
+#: autovacuum; a partitioned parent's own is not kept the same way), or a plain table's own. A partition never
+#: analysed (-1) is counted by its size at the density of the analysed ones (none analysed: 0).
+TABLE_ESTIMATE_SQL = """
+WITH parts AS (
+    SELECT c.oid, c.reltuples, c.relpages FROM pg_class c
+    WHERE c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = %(t)s::regclass)
+       OR (c.oid = %(t)s::regclass AND c.relkind = 'r')
+), density AS (
+    SELECT sum(reltuples) / nullif(sum(relpages), 0) AS per_page FROM parts WHERE reltuples >= 0
+)
+SELECT coalesce(sum(CASE WHEN reltuples >= 0 THEN reltuples
+    ELSE pg_relation_size(oid) / current_setting('block_size')::float8 * (SELECT per_page FROM density) END), 0)::bigint
+FROM parts"""
+
+
+def table_estimate(alias: str, table: str) -> int:
+    """PostgreSQL's estimate of the rows of ``table`` on the database ``alias`` (``TABLE_ESTIMATE_SQL``)."""
+    with connections[alias].cursor() as cursor:
+        cursor.execute(TABLE_ESTIMATE_SQL, {"t": table})
+        row = cursor.fetchone()
+    return int(row[0] or 0) if row else 0
+
+
+class EstimatedCountPaginator(Paginator):  # type: ignore[type-arg]  # its pages are any model's rows
+    """A large append-only table is never counted whole (a full scan): up to ``EXACT_UP_TO`` rows are counted
+    exactly (a LIMITed count), beyond that PostgreSQL's estimate stands in (``table_estimate``) and ``estimated`` is
+    set (the list shows "about N", ``core/templates/admin/platform/change_list_large.html``). A filtered or searched
+    list is counted exactly."""
+
+    EXACT_UP_TO = 10_000
+    estimated = False
+
+    @cached_property
+    def count(self) -> int:
+        qs = self.object_list
+        if not isinstance(qs, QuerySet) or qs.query.where:
+            return super().count
+        seen = qs.order_by()[: self.EXACT_UP_TO + 1].count()  # unordered: an order without an index is a full sort
+        if seen <= self.EXACT_UP_TO:
+            return seen
+        self.estimated = True
+        return max(seen, table_estimate(qs.db, qs.model._meta.db_table))
+
+
+def _btree_leads(model: type[models.Model], name: str) -> bool:
+    """Whether a b-tree index of ``model`` leads with the field ``name`` (so it is read in order, a BRIN is not)."""
+    field = model._meta.get_field(name)
+    if getattr(field, "db_index", False) or getattr(field, "unique", False):
+        return True
+    return any(
+        not isinstance(ix, BrinIndex) and ix.fields and ix.fields[0].lstrip("-") == name and ix.condition is None
+        for ix in model._meta.indexes
+    )
+
+
+def date_bounds(queryset: QuerySet[Any], name: str) -> tuple[Any, Any]:
+    """The first and last value of the date field ``name`` in ``queryset``, in one statement of two LIMIT 1 reads:
+    in the field's order if a b-tree index leads with it, else in the id's (an append-only table's rows are in time
+    order by id; a partitioned table's id is the month its row was written in, core/partitioning.py)."""
+    key = name if _btree_leads(queryset.model, name) else "pk"
+    rows = queryset.exclude(**{f"{name}__isnull": True}).values_list(name, flat=True)
+    first, last = rows.order_by(key)[:1], rows.order_by(f"-{key}")[:1]
+    values = list(first.union(last, all=True))
+    return (min(values), max(values)) if values else (None, None)
+
+
+class LargeTableAdmin(ReadOnlyAdmin):
+    """The list of a large append-only table (rounds, the ledger's transactions, the audit trail ...: tens to hundreds
+    of millions of rows, docs/scaling.md): a page never reads the whole table. Counted by
+    ``EstimatedCountPaginator`` (no second count of the whole table); its date hierarchy offers the years, months
+    and days between the first and last row (``date_bounds``, two index reads) instead of the distinct dates of every
+    row (``QuerySet.dates``, a full scan): ``core/templatetags/platform_lists.py``."""
+
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False
+    change_list_template = "admin/platform/change_list_large.html"
+    #: a filter on a free value (a code, a provider's name) offers the values of the newest rows, not of all
+    FILTER_SAMPLE = 10_000
+
+    def filter_values(self, request: HttpRequest, name: str) -> Iterable[Any]:
+        """The distinct values of the newest ``FILTER_SAMPLE`` rows (read backwards by the primary key)."""
+        newest = self.get_queryset(request).order_by("-pk").values_list(name, flat=True)[: self.FILTER_SAMPLE]
+        sql, params = newest.query.sql_with_params()
+        with connections[newest.db].cursor() as cursor:
+            cursor.execute(f"SELECT DISTINCT v FROM ({sql}) AS newest (v) ORDER BY 1", params)
+            return [row[0] for row in cursor.fetchall()]
+
+    def get_list_filter(self, request: HttpRequest) -> Any:
+        """A plain field's filter that would offer the distinct values of every row (Django's
+        ``AllValuesFieldListFilter``, a full scan) is a code filter (``filter_values``); a filter on choices, a
+        boolean or a relation reads no row and is kept."""
+        filters = []
+        for f in super().get_list_filter(request):
+            field: Any = self.model._meta.get_field(f) if isinstance(f, str) and "__" not in f else None
+            free = field is not None and not (
+                field.choices or field.is_relation or isinstance(field, models.BooleanField)
+            )
+            filters.append(code_filter(f, {}, _label(self.model, f)) if free else f)
+        return filters
+
+
 class ReadOnlyInline(PlatformAdminMixin, admin.TabularInline[Any, Any]):
     extra = 0
     can_delete = False
@@ -532,7 +641,7 @@ def run_service_action(
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(ReadOnlyAdmin):
+class AuditEventAdmin(LargeTableAdmin):
     list_display = (
         "occurred_at",
         "actor_type",

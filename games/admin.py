@@ -19,7 +19,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 
-from core.admin import ReadOnlyAdmin, decision_action, run_service_action
+from core.admin import LargeTableAdmin, ReadOnlyAdmin, decision_action, run_service_action
 from core.audit import Actor
 from core.money import Money, points_text
 from games import selectors, services
@@ -206,7 +206,7 @@ class GameAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Round)
-class RoundAdmin(ReadOnlyAdmin):
+class RoundAdmin(LargeTableAdmin):
     list_display = (
         "id",
         "player",
@@ -224,6 +224,9 @@ class RoundAdmin(ReadOnlyAdmin):
     list_filter = ("status", "play_money", "void_reason", "game_code", "win_capped", "forced_outcome")
     search_fields = ("=id", "player__user__username", "idempotency_key")
     date_hierarchy = "started_at"
+    # newest first by id (the order rounds start in; a month's partition after another's): the model's
+    # ``-started_at`` has no b-tree index (a BRIN), so a page would sort the whole table (docs/backoffice.md)
+    ordering = ("-id",)
     list_select_related = ("player__user",)
     actions = ["refund_in_progress", "void_settled"]
     fields = ("recall", "verification")

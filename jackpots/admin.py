@@ -16,19 +16,23 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.paginator import Paginator
-from django.db import connection
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import NoReverseMatch, reverse
 from django.utils.formats import date_format
-from django.utils.functional import cached_property
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
 from core import clock
-from core.admin import PlatformAdminMixin, ReadOnlyAdmin, decision_action, domain_error_text, run_service_action
+from core.admin import (
+    LargeTableAdmin,
+    PlatformAdminMixin,
+    ReadOnlyAdmin,
+    decision_action,
+    domain_error_text,
+    run_service_action,
+)
 from core.audit import Actor
 from core.errors import DomainError
 from core.money import NBSP, Money, MoneyError
@@ -530,29 +534,8 @@ class FoldAdmin(ReadOnlyAdmin):
         return czk(obj.posted)
 
 
-class EstimatedCountPaginator(Paginator):
-    """The whole append-only log is never counted (a full scan): up to ``EXACT_UP_TO`` rows are counted exactly
-    (a LIMITed count), beyond that PostgreSQL's estimate of the table stands in. A search (by round, indexed) is
-    counted exactly."""
-
-    EXACT_UP_TO = 10_000
-
-    @cached_property
-    def count(self) -> int:
-        qs = self.object_list
-        if not isinstance(qs, QuerySet) or qs.query.where:
-            return super().count
-        seen = qs[: self.EXACT_UP_TO + 1].count()
-        if seen <= self.EXACT_UP_TO:
-            return seen
-        with connection.cursor() as cur:
-            cur.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass", [qs.model._meta.db_table])
-            row = cur.fetchone()
-        return max(seen, int(row[0]) if row else 0)
-
-
 @admin.register(Contribution)
-class ContributionAdmin(ReadOnlyAdmin):
+class ContributionAdmin(LargeTableAdmin):
     """The log is large: newest first by id, searched only by round (indexed), never counted, no filters."""
 
     list_display = (
@@ -571,9 +554,7 @@ class ContributionAdmin(ReadOnlyAdmin):
     list_select_related = ("jackpot",)
     ordering = ("-id",)
     sortable_by = ()
-    show_full_result_count = False
     list_per_page = 100
-    paginator = EstimatedCountPaginator
     list_display_links = None
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:

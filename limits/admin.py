@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext, ngettext
 
 from core import clock
-from core.admin import PlatformAdminMixin, ReadOnlyAdmin, decision_action
+from core.admin import LargeTableAdmin, PlatformAdminMixin, ReadOnlyAdmin, decision_action
 from core.audit import Actor
 from core.money import Money
 from limits import services
@@ -128,7 +128,7 @@ def _czk(field: str, label: str) -> Any:
 
 
 @admin.register(StakeRefusal)
-class StakeRefusalAdmin(ReadOnlyAdmin):
+class StakeRefusalAdmin(LargeTableAdmin):
     list_display = ("refused_at", "player_id", "kind", "game_code", _czk("stake", "stake"), "code", "request_id")
     list_filter = ("code", "kind")
     search_fields = ("=player__id", "game_code", "code", "request_id")
@@ -267,7 +267,7 @@ class ExclusionSweepAdmin(ReadOnlyAdmin):
 
 
 @admin.register(SettledBet)
-class SettledBetAdmin(ReadOnlyAdmin):
+class SettledBetAdmin(LargeTableAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = (
         "settled_at",

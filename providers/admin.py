@@ -14,7 +14,7 @@ from django.template.response import TemplateResponse
 from django.utils.html import format_html_join
 from django.utils.translation import gettext, ngettext
 
-from core.admin import PlatformAdminMixin, ReadOnlyAdmin, decision_action, domain_error_text
+from core.admin import LargeTableAdmin, PlatformAdminMixin, ReadOnlyAdmin, decision_action, domain_error_text
 from core.audit import Actor
 from core.errors import DomainError
 from games.models import Game
@@ -91,7 +91,7 @@ class ProviderAdmin(PlatformAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(ProviderTransaction)
-class ProviderTransactionAdmin(ReadOnlyAdmin):
+class ProviderTransactionAdmin(LargeTableAdmin):
     list_display = (
         "created_at",
         "provider",

@@ -19,6 +19,7 @@ from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from core import clock
 from core.admin import (
+    LargeTableAdmin,
     PlatformAdminMixin,
     ReadOnlyAdmin,
     ReadOnlyInline,
@@ -399,7 +400,7 @@ class WithdrawalAdmin(StaffActionAdmin):
 
 
 @admin.register(ProviderEvent)
-class ProviderEventAdmin(ReadOnlyAdmin):
+class ProviderEventAdmin(LargeTableAdmin):
     technical = True  # the home page's "Technical" section (core.admin_site)
     list_display = ("received_at", "provider", "provider_txn_id", "event_type", "result", "detail")
     list_filter = ("provider", "event_type", "result")

@@ -11,7 +11,7 @@ from django.db.models import Sum
 from django.db.models.query import QuerySet
 from django.http import HttpRequest
 
-from core.admin import ReadOnlyAdmin, ReadOnlyInline
+from core.admin import LargeTableAdmin, ReadOnlyAdmin, ReadOnlyInline
 from wallet.admin import AmountColumn, money_text
 from wallet.archived_totals import carried_by_account
 from wallet.ledger import account_sum
@@ -72,7 +72,7 @@ class EntryInline(ReadOnlyInline):
 
 
 @admin.register(LedgerTransaction)
-class LedgerTransactionAdmin(AmountColumn, ReadOnlyAdmin):
+class LedgerTransactionAdmin(AmountColumn, LargeTableAdmin):
     list_display = ("created_at", "kind", "reference", "player", "shown_amount", "actor_label", "memo")
     masked_text_fields = ("memo",)
     list_filter = ("kind",)
