@@ -534,6 +534,8 @@ class LargeTableAdmin(ReadOnlyAdmin):
 
     paginator = EstimatedCountPaginator
     show_full_result_count = False
+    #: no "show counts" link on the filters: Django's facets count every filter's choices over the whole table
+    show_facets = admin.ShowFacets.NEVER
     change_list_template = "admin/platform/change_list_large.html"
     #: a filter on a free value (a code, a provider's name) offers the values of the newest rows, not of all
     FILTER_SAMPLE = 10_000
