@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from math import ceil
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.contrib import admin, messages
@@ -489,7 +490,27 @@ class EstimatedCountPaginator(Paginator):  # type: ignore[type-arg]  # its pages
     list is counted exactly."""
 
     EXACT_UP_TO = 10_000
+    #: the deepest page offered and served: a page's OFFSET reads every row before it, so past this many pages
+    #: (10,000 rows at the lists' 100 a page) the list is narrowed by date, a filter or a search instead; a deeper
+    #: ``?p=`` is refused as Django refuses a page out of range (back to the first page, ``?e=1``)
+    MAX_PAGES = 100
     estimated = False
+
+    @cached_property
+    def all_pages(self) -> int:
+        """The pages the rows would fill (Django's ``num_pages``), before the cap."""
+        if self.count == 0 and not self.allow_empty_first_page:
+            return 0
+        return ceil(max(1, self.count - self.orphans) / self.per_page)
+
+    @cached_property
+    def num_pages(self) -> int:
+        return min(self.all_pages, self.MAX_PAGES)
+
+    @property
+    def capped(self) -> bool:
+        """Whether rows lie past the last page offered (the list says how to reach them)."""
+        return self.all_pages > self.MAX_PAGES
 
     @cached_property
     def count(self) -> int:

@@ -251,3 +251,34 @@ def test_the_date_hierarchy_offers_every_link_django_s_would(demo_superuser):
         assert rows and set(rows) == {day}, label
         checked += 1
     assert checked == 5  # the audit trail, rounds, ledger transactions, settled bets, stake refusals
+
+
+@pytest.mark.django_db
+def test_the_deep_pages_are_neither_offered_nor_served_and_the_list_says_how_to_reach_the_rest(
+    demo_superuser, monkeypatch
+):
+    """A page's OFFSET reads every row before it: past ``MAX_PAGES`` pages a list offers no link and refuses the
+    page (Django's answer to a page out of range: back to the first page with ``?e=1``), and says, in the staff's
+    language, that a date, a filter or a search reaches the rest. Here 5 rows at 1 a page with the cap at 2."""
+    model_admin = _large_admins()["wallet.LedgerTransaction"]
+    assert _fill(model_admin.model) >= ROWS
+    monkeypatch.setattr(model_admin, "list_per_page", 1)
+    monkeypatch.setattr(EstimatedCountPaginator, "MAX_PAGES", 2)
+    r = demo_superuser.get(_url(model_admin, "?p=2"))
+    assert r.status_code == 200 and r.context["cl"].paginator.capped
+    html = r.content.decode()
+    assert 'href="?p=1"' in html and '<span class="this-page">2</span>' in html
+    assert "?p=3" not in html and f"?p={ROWS}" not in html  # no link past the cap
+    assert "(prvních 2 stránek: další řádky ukáže zúžení seznamu podle data, filtrem nebo hledáním)" in html
+    with CaptureQueriesContext(connection) as ctx:
+        r = demo_superuser.get(_url(model_admin, "?p=3"))
+    assert r.status_code == 302 and r["Location"].endswith("?e=1")
+    assert not [q["sql"] for q in ctx.captured_queries if "OFFSET" in q["sql"]]  # the deep page was never read
+    english = Client(headers={"accept-language": "en"})
+    english.force_login(make_staff(superuser=True))
+    text = english.get(_url(model_admin)).content.decode()
+    assert "(the first 2 pages: narrow the list by date, a filter or a search for the rest)" in text
+    # below the cap nothing is said and every page is offered
+    monkeypatch.setattr(EstimatedCountPaginator, "MAX_PAGES", 100)
+    r = demo_superuser.get(_url(model_admin))
+    assert not r.context["cl"].paginator.capped and "pages-capped" not in r.content.decode()
