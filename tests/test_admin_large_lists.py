@@ -8,24 +8,23 @@ and narrows the list by year, month and day in Prague time. Measured, never asse
 
 from __future__ import annotations
 
-import io
 import re
 from typing import Any
 
 import pytest
 from django.contrib import admin
 from django.contrib.admin.templatetags.admin_list import date_hierarchy
-from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from django.utils import timezone
 
 from core.admin import EstimatedCountPaginator, LargeTableAdmin, table_estimate
+from core.clock import PRAGUE
 from core.partitioning import partitioned_tables
 from core.templatetags.platform_lists import bounded_date_hierarchy
 from tests.kit.accounts import make_staff
+from tests.kit.backoffice import demo_superuser_client
 from tests.test_admin_list_queries import ROWS, _fill
 
 #: the large tables' lists (reviewed): the models on the monthly partitions, and the logs written per round or per
@@ -60,11 +59,8 @@ def _large_admins() -> dict[str, Any]:
 
 @pytest.fixture
 def demo_superuser(settings, monkeypatch):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    call_command("seed_demo", stdout=io.StringIO())
+    c = demo_superuser_client(settings)
     monkeypatch.setattr(EstimatedCountPaginator, "EXACT_UP_TO", ROWS - 2)  # the demo rows are "too many to count"
-    c = Client(raise_request_exception=False)
-    c.force_login(make_staff(superuser=True))
     return c
 
 
@@ -237,7 +233,7 @@ def test_the_date_hierarchy_offers_every_link_django_s_would(demo_superuser):
             continue
         model = model_admin.model
         _fill(model)
-        first = timezone.localtime(model.objects.exclude(**{f"{name}__isnull": True}).earliest(name).__dict__[name])
+        first = model.objects.exclude(**{f"{name}__isnull": True}).earliest(name).__dict__[name].astimezone(PRAGUE)
         y, m, d = f"{name}__year={first.year}", f"{name}__month={first.month}", f"{name}__day={first.day}"
         for query in ("", f"?{y}", f"?{y}&{m}", f"?{y}&{m}&{d}"):
             r = demo_superuser.get(_url(model_admin, query))
@@ -246,8 +242,8 @@ def test_the_date_hierarchy_offers_every_link_django_s_would(demo_superuser):
             ours, django = bounded_date_hierarchy(cl), date_hierarchy(cl) or {}
             assert _links(django) <= _links(ours), (label, query)
             assert ours["back"] == django["back"], (label, query)
-        day = timezone.localtime(first).date()
-        rows = [timezone.localtime(getattr(o, name)).date() for o in r.context["cl"].result_list]
+        day = first.date()  # the back office's day is Prague's (BackOfficeTimeZoneMiddleware), not the test's zone
+        rows = [getattr(o, name).astimezone(PRAGUE).date() for o in r.context["cl"].result_list]
         assert rows and set(rows) == {day}, label
         checked += 1
     assert checked == 5  # the audit trail, rounds, ledger transactions, settled bets, stake refusals

@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import datetime
 import decimal
-import io
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.contrib import admin
-from django.core.management import call_command
 from django.db import connection, models, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.kit.accounts import make_staff
+from tests.kit.backoffice import demo_superuser_client
 
 #: rows a model gets for the test; the lists are compared at a page of 1 and a page of ``ROWS``
 ROWS = 5
@@ -197,10 +195,7 @@ def _statements(c: Client, url: str, model_admin: Any, per_page: int) -> tuple[i
 
 @pytest.mark.django_db
 def test_no_admin_list_runs_a_statement_per_row(settings):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    call_command("seed_demo", stdout=io.StringIO())
-    c = Client(raise_request_exception=False)
-    c.force_login(make_staff(superuser=True))
+    c = demo_superuser_client(settings)
     growing, without_rows, refused = {}, {}, {}
     for model, model_admin in admin.site._registry.items():
         label = model._meta.label

@@ -1,23 +1,16 @@
 """Every admin page staff can open (list, add form, one change page) renders without a server error,
 on the demo data set (players in several states, money, rounds, complaints)."""
 
-import io
-
 import pytest
 from django.contrib import admin
-from django.core.management import call_command
-from django.test import Client
 from django.urls import reverse
 
-from tests.kit.accounts import make_staff
+from tests.kit.backoffice import demo_superuser_client
 
 
 @pytest.mark.django_db
 def test_every_admin_page_renders_for_the_operator_on_the_demo_data(settings):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    call_command("seed_demo", stdout=io.StringIO())
-    c = Client(raise_request_exception=False)
-    c.force_login(make_staff(superuser=True))
+    c = demo_superuser_client(settings)
     failures = []
     pages = 0
     for model in admin.site._registry:

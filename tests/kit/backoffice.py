@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from django.core.management import call_command
+from django.test import Client
+
 from accounts.models import Player
 from core.audit import Actor
 from core.rng import SeededRNG, use_rng
-from tests.kit.accounts import make_player
+from tests.kit.accounts import make_player, make_staff
 
 SYSTEM = Actor.system("tests")
 
@@ -83,3 +87,13 @@ def build_world(*, rounds: int, clock, settings, extra_history: int = 0) -> Worl
         actor=SYSTEM,
     )
     return World(player, method, pending, document, withdrawal, case, played)
+
+
+def demo_superuser_client(settings: Any) -> Any:
+    """The demo's data seeded (``seed_demo``, its mail kept in memory) and a test client signed in as a superuser
+    that gets error pages instead of exceptions: the admin's pages as the operator sees them."""
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    call_command("seed_demo", stdout=io.StringIO())
+    client = Client(raise_request_exception=False)
+    client.force_login(make_staff(superuser=True))
+    return client

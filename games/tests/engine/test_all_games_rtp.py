@@ -87,6 +87,24 @@ TRACED_ROUNDS = 200_000
 LINES_PER_ROUND = 2.5  # Python lines interpreted per simulated round, at most
 
 
+def python_lines(fn, *args):
+    """``fn(*args)``'s result and the Python lines the interpreter ran for it (``sys.settrace``'s line events)."""
+    lines = 0
+
+    def trace(frame, event, arg):
+        nonlocal lines
+        if event == "line":
+            lines += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        result = fn(*args)
+    finally:
+        sys.settrace(None)
+    return result, lines
+
+
 @pytest.mark.slow
 def test_the_fast_simulator_interprets_at_most_two_and_a_half_python_lines_a_round(game):
     """What makes 10^7 rounds fit in a minute of CPU, held deterministically: the simulators run in numpy batches,
@@ -101,19 +119,7 @@ def test_the_fast_simulator_interprets_at_most_two_and_a_half_python_lines_a_rou
         pytest.skip(f"{game.code}@{game.version} has no simulate_fast")
     bet = game.validate_bet(par.representative_bet_params(game))
     game.simulate_fast(bet, 1_000, SEED)
-    lines = 0
-
-    def trace(frame, event, arg):
-        nonlocal lines
-        if event == "line":
-            lines += 1
-        return trace
-
-    sys.settrace(trace)
-    try:
-        stats = game.simulate_fast(bet, TRACED_ROUNDS, SEED)
-    finally:
-        sys.settrace(None)
+    stats, lines = python_lines(game.simulate_fast, bet, TRACED_ROUNDS, SEED)
     assert stats is not None and stats["rounds"] == TRACED_ROUNDS
     print(f"{game.code}@{game.version}: {lines:,} Python lines for {TRACED_ROUNDS:,} rounds")
     assert lines <= LINES_PER_ROUND * TRACED_ROUNDS, f"{game.code}@{game.version}: {lines / TRACED_ROUNDS:.2f} a round"
@@ -122,13 +128,6 @@ def test_the_fast_simulator_interprets_at_most_two_and_a_half_python_lines_a_rou
 def test_a_python_loop_over_the_rounds_is_counted_above_the_bound():
     """The counter sees a per-round loop: a stand-in simulator that plays each round in a Python loop of three lines
     (the draw, the win, the sum: with the loop's own line four a round) exceeds the bound the real simulators keep."""
-    counted = 0
-
-    def trace(frame, event, arg):
-        nonlocal counted
-        if event == "line":
-            counted += 1
-        return trace
 
     def per_round(rounds: int) -> int:
         total = 0
@@ -138,9 +137,6 @@ def test_a_python_loop_over_the_rounds_is_counted_above_the_bound():
             total += win
         return total
 
-    sys.settrace(trace)
-    try:
-        per_round(10_000)
-    finally:
-        sys.settrace(None)
+    total, counted = python_lines(per_round, 10_000)
+    assert total > 0
     assert counted > LINES_PER_ROUND * 10_000
