@@ -213,7 +213,7 @@ def list_joins(model: type[models.Model], names: Iterable[Any], declared: Any) -
             continue
         try:
             field = model._meta.get_field(name)
-        except FieldDoesNotExist:
+        except FieldDoesNotExist:  # safe: a callable column (no relation to join); only a join is skipped
             continue
         if field.name == name and field.concrete and (field.many_to_one or field.one_to_one):  # not ``player_id``
             joins += [name, f"{name}__user"] if name in players else [name]
