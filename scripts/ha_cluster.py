@@ -38,6 +38,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,7 +109,9 @@ class HaCluster:
     strict: bool = True
 
     # --- set-up ----------------------------------------------------------------------------------------------------
-    def start(self, timeout: float = 120.0) -> HaCluster:
+    def start(self, timeout: float = 240.0) -> HaCluster:
+        """etcd and the three Patroni members, waited for until healthy: ``timeout`` is a readiness wait, not a
+        measure (the bootstrap, an initdb and two base backups, took over 120 s once beside a loaded test suite)."""
         reason = missing()
         if reason:
             raise RuntimeError(reason)
@@ -250,14 +253,15 @@ class HaCluster:
             )
 
     @staticmethod
-    def _wait(ready: Any, timeout: float, what: str) -> None:
+    def _wait(ready: Any, timeout: float, what: str | Callable[[], str]) -> None:
+        """Until ``ready()``; else a RuntimeError saying ``what`` (called at the timeout: the state then)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with contextlib.suppress(OSError, ValueError, urllib.error.URLError):
                 if ready():
                     return
             time.sleep(0.2)
-        raise RuntimeError(f"{what} within {timeout:.0f} s")
+        raise RuntimeError(f"{what() if callable(what) else what} within {timeout:.0f} s")
 
     def _etcd_healthy(self) -> bool:
         return bool(_get_json(f"http://127.0.0.1:{self.etcd_port}/health").get("health") in ("true", True))
@@ -285,7 +289,17 @@ class HaCluster:
         return len(state) == MEMBERS and running and roles == ["leader", "replica", "sync_standby"]
 
     def wait_healthy(self, timeout: float = 120.0) -> None:
-        self._wait(self.healthy, timeout, f"the cluster was not healthy ({self.describe()})")
+        self._wait(self.healthy, timeout, lambda: f"the cluster was not healthy ({self.describe()}){self.log_tails()}")
+
+    def log_tails(self, lines: int = 15) -> str:
+        """The last ``lines`` of each member's and etcd's log, for a failure's message."""
+        out = []
+        for name, log in [(m.name, m.log) for m in self.members] + [("etcd", (self.base or Path(".")) / "etcd.log")]:
+            with contextlib.suppress(OSError):
+                out.append(
+                    f"\n--- {name} ({log}):\n" + "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+                )
+        return "".join(out)
 
     def describe(self) -> str:
         return (
